@@ -1,0 +1,105 @@
+import yargs, { type Argv } from "yargs";
+import { errorTable, EXIT, LdsError } from "../errors.js";
+import { APP_VERSION } from "../version.js";
+import { reportError } from "./report-error.js";
+
+/** Which command a binary runs: `lds` takes any, `lds-backup` and `lds-restore` are one command each. */
+export type Entry = "lds" | "lds-backup" | "lds-restore";
+
+const dataDirOption = {
+  type: "string",
+  describe: "Data volume directory (default: $LDS_DATA_DIR, else ./data)",
+} as const;
+
+/** Commands load lazily so that `lds verify` does not pay for loading the HTTP server. */
+function commands(cli: Argv, entry: Entry): Argv {
+  const backup = {
+    builder: (y: Argv) =>
+      y
+        .option("data-dir", dataDirOption)
+        .option("to", { type: "string", describe: "Destination directory (default: <data-dir>/backups)" })
+        .option("gzip", { type: "boolean", default: false, describe: "Compress the archive with gzip" })
+        .option("json", { type: "boolean", default: false, describe: "Print one JSON object with the result" }),
+    handler: lazy(() => import("./commands/backup.js")),
+  };
+  const restore = {
+    builder: (y: Argv) =>
+      y
+        .positional("archive", { type: "string", demandOption: true, describe: "Archive file to restore" })
+        .option("data-dir", dataDirOption)
+        .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
+        .option("json", { type: "boolean", default: false, describe: "Print the result as JSON" }),
+    handler: lazy(() => import("./commands/restore.js")),
+  };
+  if (entry === "lds-backup") return cli.command("$0", "Back up the data volume into one archive", backup.builder, backup.handler);
+  if (entry === "lds-restore") return cli.command("$0 <archive>", "Restore the data volume from an archive (server stopped)", restore.builder, restore.handler);
+  return cli
+    .command(
+      "serve",
+      "Start the server on the data volume",
+      (y) =>
+        y
+          .option("data-dir", dataDirOption)
+          .option("host", { type: "string", default: "127.0.0.1", describe: "Address to listen on" })
+          .option("port", { type: "number", default: 3000, describe: "Port to listen on" }),
+      lazy(() => import("./commands/serve.js")),
+    )
+    .command("backup", "Back up the data volume into one archive (also: lds-backup)", backup.builder, backup.handler)
+    .command("restore <archive>", "Restore the data volume from an archive (also: lds-restore)", restore.builder, restore.handler)
+    .command(
+      "verify <archive>",
+      "Check an archive completely: structure, checksums, databases, key",
+      (y) =>
+        y
+          .positional("archive", { type: "string", demandOption: true })
+          .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" }),
+      lazy(() => import("./commands/verify.js")),
+    )
+    .command(
+      "inspect <archive>",
+      "Show what an archive holds, reading only its start",
+      (y) =>
+        y
+          .positional("archive", { type: "string", demandOption: true })
+          .option("json", { type: "boolean", default: false, describe: "Print the manifest summary as JSON" }),
+      lazy(() => import("./commands/inspect.js")),
+    )
+    .demandCommand(1, "Name a command: lds serve, lds backup, lds restore, lds verify or lds inspect.");
+}
+
+type Handler = (argv: Record<string, unknown>) => Promise<void>;
+
+/** A command module exports `run(argv)`, which returns the exit code; the process exits in `main` only. */
+function lazy(load: () => Promise<{ run: (argv: never) => Promise<number> }>): Handler {
+  return async (argv) => {
+    const module = await load();
+    process.exitCode = await module.run(argv as never);
+  };
+}
+
+function exitCodeHelp(): string {
+  const byExit = new Map<number, string[]>();
+  for (const row of errorTable()) byExit.set(row.exit, [...(byExit.get(row.exit) ?? []), row.code]);
+  const lines = [...byExit.entries()].sort(([a], [b]) => a - b).map(([exit, codes]) => `  ${String(exit).padStart(3)}  ${codes.join(", ")}`);
+  return ["Exit codes:", `    ${EXIT.ok}  success`, ...lines, "", "Docs: docs/errors.md (what each code means and what to do)."].join("\n");
+}
+
+/** Parse argv, run one command, print any error and exit. The only place the process exits. */
+export async function main(argv: string[], entry: Entry = "lds"): Promise<never> {
+  const cli = commands(yargs(argv).scriptName(entry), entry)
+    .version(APP_VERSION)
+    .strict()
+    .epilogue(exitCodeHelp())
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .fail((message, err) => {
+      throw err ?? new LdsError("validation_error", message, { hint: `Run \`${entry} --help\` for the usage.` });
+    });
+  const wantsJson = argv.includes("--json");
+  try {
+    await cli.parseAsync();
+  } catch (err) {
+    process.exitCode = reportError(err, wantsJson);
+  }
+  // Let stdout drain before exiting; `serve` keeps running because its handler has not returned.
+  process.exit(process.exitCode ?? 0);
+}

@@ -1,0 +1,22 @@
+import { EXIT, LdsError } from "../errors.js";
+
+/**
+ * Print an error for an operator: `Error: …` and `Hint: …` on stderr, or one JSON object with `--json`.
+ * Returns the exit code from the table. Unknown errors print their message, never a stack or a secret.
+ */
+export function reportError(err: unknown, json: boolean): number {
+  const lds =
+    err instanceof LdsError
+      ? err
+      : new LdsError("internal_error", `Unexpected error: ${(err as Error)?.message ?? String(err)}`, {
+          hint: "Run again with LDS_DEBUG=1 for details, and report it if it persists.",
+        });
+  if (json) {
+    process.stderr.write(JSON.stringify({ error: lds.code, message: lds.message, hint: lds.hint ?? null }) + "\n");
+  } else {
+    process.stderr.write(`Error: ${lds.message}\n`);
+    if (lds.hint) process.stderr.write(`Hint: ${lds.hint}\n`);
+  }
+  if (process.env.LDS_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  return lds.exitCode ?? EXIT.internal;
+}

@@ -1,0 +1,47 @@
+import path from "node:path";
+
+/** Where every file of the data volume lives (docs/data-volume.md describes each one). */
+export interface DataVolume {
+  root: string;
+  db: string;
+  vectors: string;
+  key: string;
+  serverLock: string;
+  backupLock: string;
+  backups: string;
+  restoreStaged: string;
+  restoreJournal: string;
+}
+
+export const DEFAULT_DATA_DIR = "./data";
+
+/** Resolve the data directory: the flag wins over LDS_DATA_DIR, which wins over ./data. */
+export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(flag || env.LDS_DATA_DIR || DEFAULT_DATA_DIR);
+}
+
+export function dataVolume(root: string): DataVolume {
+  const at = (name: string) => path.join(root, name);
+  return {
+    root,
+    db: at("lds.db"),
+    vectors: at("vectors.db"),
+    key: at("secret.key"),
+    serverLock: at("server.lock"),
+    backupLock: at("backup.lock"),
+    backups: at("backups"),
+    restoreStaged: at("restore-staged"),
+    restoreJournal: at("restore-journal.json"),
+  };
+}
+
+/** The live files a restore replaces, SQLite side files included (their loss would drop committed data). */
+export function liveFiles(volume: DataVolume): string[] {
+  const withSideFiles = (db: string) => [db, `${db}-wal`, `${db}-shm`];
+  return [...withSideFiles(volume.db), ...withSideFiles(volume.vectors), volume.key];
+}
+
+/** A UTC timestamp that sorts by time and is safe in file names: 20261121T151441Z. */
+export function fileTimestamp(date = new Date()): string {
+  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+}

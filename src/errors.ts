@@ -1,0 +1,152 @@
+/**
+ * The one error type of LDS and the one table that maps its codes to an HTTP status and a CLI exit code.
+ * Nothing below src/cli and src/server reads `status` or `exitCode`: they only throw LdsError with a code.
+ */
+
+interface CodeInfo {
+  /** HTTP status the server answers with. */
+  status: number;
+  /** Exit code of the CLI. */
+  exit: number;
+  /** What the code means, printed by `lds --help` and docs/errors.md. */
+  summary: string;
+}
+
+/** Exit codes, one per kind of outcome, so a cron job or systemd unit can react without parsing text. */
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  archiveDamaged: 3,
+  notFound: 4,
+  busy: 5,
+  incompatible: 6,
+  cancelled: 7,
+  destination: 8,
+  secrets: 9,
+  forbidden: 10,
+  interrupted: 130,
+} as const;
+
+const TABLE = {
+  // Codes of the public API spec keep the statuses it gives them.
+  validation_error: { status: 400, exit: EXIT.usage, summary: "input failed validation" },
+  invalid_library_id: { status: 400, exit: EXIT.usage, summary: "library id is not /owner/repo or /<source>/<id>" },
+  invalid_api_key: { status: 401, exit: EXIT.forbidden, summary: "API key missing, malformed or unknown" },
+  access_denied: { status: 403, exit: EXIT.forbidden, summary: "library not in the caller's allowed libraries" },
+  forbidden: { status: 403, exit: EXIT.forbidden, summary: "caller's role or plan does not allow this" },
+  library_not_found: { status: 404, exit: EXIT.notFound, summary: "library not found or no access" },
+  tag_not_found: { status: 404, exit: EXIT.notFound, summary: "version tag not found for the library" },
+  branch_not_found: { status: 404, exit: EXIT.notFound, summary: "branch not added to the library" },
+  no_snippets_found: { status: 404, exit: EXIT.notFound, summary: "no documentation snippets could be fetched" },
+  team_not_found: { status: 404, exit: EXIT.notFound, summary: "team not found or access denied" },
+  user_not_found: { status: 404, exit: EXIT.notFound, summary: "user not found" },
+  no_libraries_found: { status: 404, exit: EXIT.notFound, summary: "no library matched the search" },
+  duplicate_repo: { status: 409, exit: EXIT.usage, summary: "the private repository is already in the team" },
+  rate_limit_exceeded: { status: 429, exit: EXIT.busy, summary: "rate limit exceeded" },
+  route_not_found: { status: 404, exit: EXIT.notFound, summary: "no such endpoint" },
+  internal_error: { status: 500, exit: EXIT.internal, summary: "unexpected internal error" },
+  timeout: { status: 504, exit: EXIT.internal, summary: "processing timed out" },
+
+  // The data volume.
+  volume_locked: { status: 409, exit: EXIT.busy, summary: "another process holds the data volume" },
+  backup_running: { status: 409, exit: EXIT.busy, summary: "a backup is already running on this data volume" },
+  schema_too_new: { status: 500, exit: EXIT.incompatible, summary: "database was written by a newer LDS" },
+  key_missing: { status: 500, exit: EXIT.secrets, summary: "secret.key is missing while sealed secrets exist" },
+  key_insecure: { status: 500, exit: EXIT.secrets, summary: "secret.key has unsafe permissions or size" },
+  secret_tampered: { status: 500, exit: EXIT.secrets, summary: "a sealed secret failed authentication" },
+  address_in_use: { status: 500, exit: EXIT.busy, summary: "the listen address is taken by another process" },
+  data_dir_invalid: { status: 500, exit: EXIT.usage, summary: "the data directory cannot be used" },
+
+  // Archives.
+  archive_not_found: { status: 404, exit: EXIT.notFound, summary: "no archive with that name or path" },
+  path_not_found: { status: 404, exit: EXIT.notFound, summary: "a file or directory does not exist" },
+  archive_corrupt: { status: 422, exit: EXIT.archiveDamaged, summary: "archive damaged: truncated, bad checksum" },
+  archive_unsafe: { status: 422, exit: EXIT.archiveDamaged, summary: "archive holds entries LDS refuses" },
+  archive_too_new: { status: 422, exit: EXIT.incompatible, summary: "archive made by a newer LDS: upgrade first" },
+
+  // Operator interaction.
+  confirmation_required: { status: 400, exit: EXIT.cancelled, summary: "no TTY to confirm on and no --yes" },
+  cancelled: { status: 499, exit: EXIT.cancelled, summary: "the operator declined or interrupted" },
+  interrupted: { status: 499, exit: EXIT.interrupted, summary: "stopped by a signal (Ctrl-C, SIGTERM)" },
+
+  // Destinations.
+  destination_error: { status: 502, exit: EXIT.destination, summary: "the backup destination failed" },
+  disk_full: { status: 507, exit: EXIT.destination, summary: "no space left where the archive is written" },
+  permission_denied: { status: 500, exit: EXIT.destination, summary: "the OS refused access to a path" },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof TABLE;
+
+export interface LdsErrorOptions {
+  cause?: unknown;
+  /** One line telling the operator what to do next. */
+  hint?: string;
+}
+
+export class LdsError extends Error {
+  readonly code: ErrorCode;
+  readonly hint?: string;
+
+  constructor(code: ErrorCode, message: string, options: LdsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "LdsError";
+    this.code = code;
+    this.hint = options.hint;
+  }
+
+  get status(): number {
+    return TABLE[this.code].status;
+  }
+
+  get exitCode(): number {
+    return TABLE[this.code].exit;
+  }
+}
+
+export function isLdsError(value: unknown, code?: ErrorCode): value is LdsError {
+  return value instanceof LdsError && (code === undefined || value.code === code);
+}
+
+/** Every code with its status, exit code and meaning, for help texts and docs. */
+export function errorTable(): Array<{ code: ErrorCode } & CodeInfo> {
+  return (Object.keys(TABLE) as ErrorCode[]).map((code) => ({ code, ...TABLE[code] }));
+}
+
+/**
+ * Translate an OS error into an LdsError an operator can act on. `what` names the path or setting involved.
+ * Errors that are already LdsError pass through unchanged.
+ */
+export function fromSystemError(err: unknown, what: string): LdsError {
+  if (err instanceof LdsError) return err;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOSPC":
+    case "EDQUOT":
+      return new LdsError("disk_full", `No space left while writing ${what}.`, {
+        cause: err,
+        hint: "Free space on that filesystem or choose another destination, then run the command again.",
+      });
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return new LdsError("permission_denied", `Permission denied for ${what}.`, {
+        cause: err,
+        hint: "Check the owner and mode of that path, or run as the user that owns the data volume.",
+      });
+    case "EADDRINUSE":
+      return new LdsError("address_in_use", `${what} is already in use by another process.`, {
+        cause: err,
+        hint: "Stop the other process, or choose another address with --host / --port.",
+      });
+    case "ENOENT":
+      return new LdsError("path_not_found", `${what} does not exist.`, {
+        cause: err,
+        hint: "Check the path for typos, and that the filesystem it is on is mounted.",
+      });
+    default:
+      return new LdsError("internal_error", `Unexpected error with ${what}: ${(err as Error)?.message ?? err}`, {
+        cause: err,
+      });
+  }
+}

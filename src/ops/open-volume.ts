@@ -1,0 +1,77 @@
+import fs from "node:fs";
+import type Database from "better-sqlite3";
+import { dataVolume, type DataVolume } from "../config/data-volume.js";
+import { LdsError, fromSystemError } from "../errors.js";
+import { keyFingerprint, loadOrCreateKey } from "../secrets/key-file.js";
+import { countSecrets } from "../store/secrets-table.js";
+import { openStore } from "../store/open-store.js";
+import { getSetting, setSetting } from "../store/settings.js";
+import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
+import { openVectorIndex, type VectorIndex } from "../vectors/vector-index.js";
+
+export interface OpenVolume {
+  volume: DataVolume;
+  db: Database.Database;
+  key: Buffer;
+  vectors: VectorIndex;
+  embedder: Embedder;
+  close(): void;
+}
+
+const FINGERPRINT_SETTING = "secret_key.fingerprint";
+
+/**
+ * Open the data volume: create the directory (mode 0700) on first use, migrate lds.db, load or create
+ * secret.key and check that it belongs to this database, and open the vector index.
+ */
+export function openVolume(root: string, embedder: Embedder = createHashingEmbedder()): OpenVolume {
+  const volume = dataVolume(root);
+  ensureDirectory(volume.root);
+  const db = openStore(volume.db);
+  let vectors: VectorIndex | undefined;
+  try {
+    const key = loadOrCreateKey(volume.key, countSecrets(db) > 0);
+    checkKeyBelongs(db, key, volume);
+    vectors = openVectorIndex(volume.vectors, embedder.dimensions);
+    const opened = vectors;
+    return {
+      volume,
+      db,
+      key,
+      vectors: opened,
+      embedder,
+      close() {
+        opened.close();
+        db.close();
+      },
+    };
+  } catch (err) {
+    vectors?.close();
+    db.close();
+    throw err;
+  }
+}
+
+function checkKeyBelongs(db: Database.Database, key: Buffer, volume: DataVolume): void {
+  const expected = getSetting(db, FINGERPRINT_SETTING);
+  const actual = keyFingerprint(key);
+  if (expected === undefined) return setSetting(db, FINGERPRINT_SETTING, actual);
+  if (expected !== actual) {
+    throw new LdsError("key_missing", `${volume.key} is not the key this database was sealed with.`, {
+      hint: `Put back the secret.key that belongs to ${volume.db} (it is in the same backup archive).`,
+    });
+  }
+}
+
+export function ensureDirectory(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw fromSystemError(err, dir);
+  }
+  if (!fs.statSync(dir).isDirectory()) {
+    throw new LdsError("data_dir_invalid", `${dir} exists but is not a directory.`, {
+      hint: "Point --data-dir (or LDS_DATA_DIR) at a directory.",
+    });
+  }
+}

@@ -1,0 +1,63 @@
+import { createHmac, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import { LdsError, fromSystemError } from "../errors.js";
+import { KEY_BYTES } from "./seal.js";
+
+/**
+ * Read secret.key, creating it (32 random bytes, mode 0600) when it does not exist and nothing needs it yet.
+ * `sealedSecretsExist` says whether the database already holds secrets sealed under a key: then a missing
+ * key must not be replaced by a new one, or those secrets would be lost for good.
+ */
+export function loadOrCreateKey(file: string, sealedSecretsExist: boolean): Buffer {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw fromSystemError(err, file);
+    if (sealedSecretsExist) {
+      throw new LdsError("key_missing", `${file} is missing, but the database holds secrets sealed with it.`, {
+        hint: `Restore ${file} from the backup that holds this database (lds-restore puts both back together).`,
+      });
+    }
+    return createKey(file);
+  }
+  if ((stat.mode & 0o077) !== 0) {
+    throw new LdsError("key_insecure", `${file} is readable by group or others (mode ${modeString(stat.mode)}).`, {
+      hint: `Run: chmod 600 ${file}`,
+    });
+  }
+  const key = fs.readFileSync(file);
+  if (key.length !== KEY_BYTES) {
+    throw new LdsError("key_insecure", `${file} holds ${key.length} bytes instead of ${KEY_BYTES}.`, {
+      hint: `Restore ${file} from a backup; it was truncated or replaced.`,
+    });
+  }
+  return key;
+}
+
+function createKey(file: string): Buffer {
+  const key = randomBytes(KEY_BYTES);
+  try {
+    // "wx": never overwrite a key another process created a moment ago.
+    const fd = fs.openSync(file, "wx", 0o600);
+    try {
+      fs.writeSync(fd, key);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return loadOrCreateKey(file, true);
+    throw fromSystemError(err, file);
+  }
+  return key;
+}
+
+/** A non-secret fingerprint of the key, stored in the database to detect a key that does not belong to it. */
+export function keyFingerprint(key: Buffer): string {
+  return createHmac("sha256", key).update("lds key fingerprint v1").digest("hex").slice(0, 32);
+}
+
+function modeString(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, "0");
+}

@@ -1,0 +1,98 @@
+/**
+ * The ordered list of schema migrations. The schema version of a database is the number of migrations applied.
+ * Released migrations are never edited: a change to the schema is a new entry at the end.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "accounts",
+    sql: `
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      -- Every sealed secret (git tokens, S3 secret keys, OAuth tokens) lives here, so that one query tells
+      -- whether secret.key is needed to read this database.
+      CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        sealed TEXT NOT NULL,
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      CREATE TABLE teams (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        plan TEXT NOT NULL DEFAULT 'free' CHECK (plan IN ('free','pro','enterprise')),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        email TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL DEFAULT 'member' CHECK (role IN ('owner','admin','member')),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      CREATE TABLE api_keys (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        prefix TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        name TEXT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        revoked_at TEXT
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: "libraries-snippets-jobs",
+    sql: `
+      CREATE TABLE libraries (
+        id TEXT PRIMARY KEY,
+        team_id INTEGER REFERENCES teams(id) ON DELETE SET NULL,
+        title TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL,
+        source_url TEXT,
+        private INTEGER NOT NULL DEFAULT 0,
+        branches TEXT NOT NULL DEFAULT '[]',
+        state TEXT NOT NULL DEFAULT 'queued'
+          CHECK (state IN ('queued','fetching','parsing','embedding','finalized','failed')),
+        state_reason TEXT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      CREATE TABLE snippets (
+        id INTEGER PRIMARY KEY,
+        library_id TEXT NOT NULL REFERENCES libraries(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('code','info')),
+        title TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        language TEXT,
+        content TEXT NOT NULL,
+        source_path TEXT,
+        tokens INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX snippets_by_library ON snippets(library_id);
+      CREATE TABLE jobs (
+        id INTEGER PRIMARY KEY,
+        library_id TEXT NOT NULL REFERENCES libraries(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('ingest','refresh')),
+        state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued','running','done','failed')),
+        payload TEXT NOT NULL DEFAULT '{}',
+        error TEXT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      CREATE INDEX jobs_by_state ON jobs(state);
+    `,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

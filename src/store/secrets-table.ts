@@ -1,0 +1,23 @@
+import type Database from "better-sqlite3";
+import { seal, unseal } from "../secrets/seal.js";
+
+/** Sealed secrets by name. The name is bound into the seal, so a value cannot be moved to another name. */
+export function putSecret(db: Database.Database, key: Buffer, name: string, value: string): void {
+  db.prepare(
+    `INSERT INTO secrets (name, sealed) VALUES (?, ?)
+     ON CONFLICT(name) DO UPDATE SET sealed = excluded.sealed, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')`,
+  ).run(name, seal(key, value, name));
+}
+
+export function getSecret(db: Database.Database, key: Buffer, name: string): string | undefined {
+  const sealed = db.prepare("SELECT sealed FROM secrets WHERE name = ?").pluck().get(name) as string | undefined;
+  return sealed === undefined ? undefined : unseal(key, sealed, name);
+}
+
+export function hasSecret(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM secrets WHERE name = ?").get(name) !== undefined;
+}
+
+export function countSecrets(db: Database.Database): number {
+  return db.prepare("SELECT count(*) FROM secrets").pluck().get() as number;
+}
