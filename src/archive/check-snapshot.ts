@@ -1,0 +1,61 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+import { KEY_BYTES } from "../secrets/seal.js";
+import { schemaVersion } from "../store/migrate.js";
+import { loadVectorExtension } from "../vectors/vector-index.js";
+import { ARCHIVE_FILES, type Manifest } from "./manifest.js";
+
+export interface CheckResult {
+  part: string;
+  ok: true;
+  detail: string;
+}
+
+/**
+ * Check extracted snapshots beyond their checksums: a checksum proves the bytes are the ones written at backup
+ * time, these checks prove those bytes are usable databases and a usable key.
+ */
+export function checkExtractedSnapshot(dir: string, manifest: Manifest): CheckResult[] {
+  const at = (rel: string) => path.join(dir, rel);
+  const keySize = fs.statSync(at(ARCHIVE_FILES.key)).size;
+  if (keySize !== KEY_BYTES) throw damaged(ARCHIVE_FILES.key, `is ${keySize} bytes, a key is ${KEY_BYTES}`);
+
+  const dbVersion = checkDatabase(at(ARCHIVE_FILES.db), ARCHIVE_FILES.db, false);
+  if (dbVersion !== manifest.schemaVersion) {
+    throw damaged(ARCHIVE_FILES.db, `has schema version ${dbVersion}, the manifest says ${manifest.schemaVersion}`);
+  }
+  checkDatabase(at(ARCHIVE_FILES.vectors), ARCHIVE_FILES.vectors, true);
+  return [
+    { part: ARCHIVE_FILES.db, ok: true, detail: `integrity_check ok, schema version ${dbVersion}` },
+    { part: ARCHIVE_FILES.vectors, ok: true, detail: "integrity_check ok, vector table readable" },
+    { part: ARCHIVE_FILES.key, ok: true, detail: `${KEY_BYTES} bytes` },
+  ];
+}
+
+function checkDatabase(file: string, part: string, vectors: boolean): number {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const result = db.pragma("integrity_check", { simple: true });
+    if (result !== "ok") throw damaged(part, `fails SQLite's integrity_check (${String(result).slice(0, 200)})`);
+    if (vectors) {
+      loadVectorExtension(db);
+      const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_snippets'").get();
+      if (hasTable) db.prepare("SELECT count(*) FROM vec_snippets").get();
+    }
+    return schemaVersion(db);
+  } catch (err) {
+    if (err instanceof LdsError) throw err;
+    throw damaged(part, `is not a readable SQLite database (${(err as Error).message})`);
+  } finally {
+    db?.close();
+  }
+}
+
+function damaged(part: string, what: string): LdsError {
+  return new LdsError("archive_corrupt", `The archive is damaged: ${part} ${what}.`, {
+    hint: "Nothing was changed. Use another archive, or make a new backup if the data volume is still intact.",
+  });
+}

@@ -1,0 +1,27 @@
+import semver from "semver";
+import { LATEST_SCHEMA_VERSION } from "../store/migrations.js";
+import { APP_VERSION } from "../version.js";
+import type { Manifest } from "./manifest.js";
+
+export interface Compatibility {
+  restorable: boolean;
+  /** Why not, in words an operator can act on; null when restorable. */
+  reason: string | null;
+  /** True when the archive is older: the migrations run at the next start. */
+  needsMigration: boolean;
+}
+
+/** Archives restore from older to newer releases only (spec: Versioning 3). */
+export function compatibility(manifest: Manifest): Compatibility {
+  if (semver.gt(manifest.appVersion, APP_VERSION)) {
+    return refuse(`it was made by LDS ${manifest.appVersion}, newer than this LDS ${APP_VERSION}`);
+  }
+  if (manifest.schemaVersion > LATEST_SCHEMA_VERSION) {
+    return refuse(`its database has schema version ${manifest.schemaVersion}; this LDS knows up to ${LATEST_SCHEMA_VERSION}`);
+  }
+  return { restorable: true, reason: null, needsMigration: manifest.schemaVersion < LATEST_SCHEMA_VERSION };
+}
+
+function refuse(reason: string): Compatibility {
+  return { restorable: false, reason: `${reason}: upgrade LDS to that release or newer first`, needsMigration: false };
+}

@@ -1,0 +1,40 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import * as tar from "tar";
+import { hashFile } from "../util/files.js";
+import { APP_VERSION } from "../version.js";
+import { ARCHIVE_FILES, FORMAT_NAME, FORMAT_VERSION, MANIFEST_PATH, type Manifest, type ManifestFile } from "./manifest.js";
+import type { Snapshot } from "../snapshot/snapshot-volume.js";
+
+/** Hash the snapshot's files and write manifest.json beside them. */
+export async function writeManifest(snapshot: Snapshot, createdAt: Date): Promise<Manifest> {
+  const files: ManifestFile[] = [];
+  for (const rel of Object.values(ARCHIVE_FILES)) {
+    files.push({ path: rel, ...(await hashFile(path.join(snapshot.dir, rel))) });
+  }
+  const manifest: Manifest = {
+    format: FORMAT_NAME,
+    formatVersion: FORMAT_VERSION,
+    appVersion: APP_VERSION,
+    schemaVersion: snapshot.schemaVersion,
+    createdAt: createdAt.toISOString(),
+    libraries: snapshot.libraries,
+    partial: snapshot.partial,
+    files,
+  };
+  fs.writeFileSync(path.join(snapshot.dir, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n", { mode: 0o600 });
+  return manifest;
+}
+
+/**
+ * Stream the staged snapshot as a tar, manifest first so a reader learns what it holds from the first few KB.
+ * `portable` drops owner names and ids; gzip level 1 because the vectors barely compress (DESIGN §6).
+ */
+export function archiveStream(stagingDir: string, gzip: boolean): Readable {
+  const stream = tar.create(
+    { cwd: stagingDir, portable: true, gzip: gzip ? { level: 1 } : false, noDirRecurse: true },
+    [MANIFEST_PATH, ...Object.values(ARCHIVE_FILES)],
+  );
+  return stream as unknown as Readable;
+}

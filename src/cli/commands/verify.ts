@@ -1,0 +1,27 @@
+import { verify } from "../../ops/verify.js";
+import { byteProgress } from "../progress.js";
+import { interruptSignal } from "../signals.js";
+import { printSummary } from "../summary.js";
+
+export async function run(argv: { archive: string; json: boolean }): Promise<number> {
+  const interrupt = interruptSignal();
+  const progress = byteProgress("Verifying", !argv.json && process.stderr.isTTY === true);
+  try {
+    const result = await verify(argv.archive, { signal: interrupt.signal, onProgress: progress.update });
+    progress.stop();
+    if (argv.json) {
+      const { files, ...manifest } = result.manifest;
+      process.stdout.write(
+        JSON.stringify({ ok: true, archive: result.archive, size: result.size, ...manifest, files, checks: result.checks, compatibility: result.compatibility, durationMs: result.durationMs }) + "\n",
+      );
+    } else {
+      printSummary(result.archive, result.size, result.manifest, result.compatibility);
+      for (const check of result.checks) process.stdout.write(`ok  ${check.part}: ${check.detail}\n`);
+      process.stdout.write(`Archive OK (${(result.durationMs / 1000).toFixed(1)} s).\n`);
+    }
+    return 0;
+  } finally {
+    progress.stop();
+    interrupt.dispose();
+  }
+}

@@ -1,0 +1,57 @@
+import type { Readable } from "node:stream";
+import { LdsError } from "../errors.js";
+
+export interface ArchiveInfo {
+  name: string;
+  size: number;
+  modifiedAt: string;
+  /** Where an operator finds it: a path, or an s3:// URL. */
+  location: string;
+}
+
+/** Where archives are kept. Every driver passes the same conformance suite (test/destinations). */
+export interface Destination {
+  readonly kind: "local" | "s3";
+  /** Human-readable place, for messages: a directory or s3://bucket/prefix. */
+  readonly description: string;
+  /**
+   * Store `body` under `name`. Atomic: until it resolves no reader sees the name, and on failure or abort
+   * nothing is left behind. Refuses to replace an existing archive.
+   */
+  put(name: string, body: Readable, opts?: { signal?: AbortSignal; size?: number }): Promise<ArchiveInfo>;
+  /** Stream an archive (or the byte range [start, end], inclusive). Throws `archive_not_found` when missing. */
+  get(name: string, opts?: { signal?: AbortSignal; range?: [number, number] }): Promise<Readable>;
+  /** Size and time of an archive. Throws `archive_not_found` when missing. */
+  stat(name: string): Promise<ArchiveInfo>;
+  /** Our archives only (never other files or objects), newest first. */
+  list(): AsyncIterable<ArchiveInfo>;
+  /** Delete an archive. Idempotent: a missing name is not an error. */
+  remove(name: string): Promise<void>;
+}
+
+const ARCHIVE_NAME = /^lds-backup-(\d{8}T\d{6}Z)\.tar(\.gz)?$/;
+
+/** `lds-backup-20261121T151441Z.tar[.gz]`: names sort by time. */
+export function archiveName(createdAt: Date, gzip: boolean): string {
+  const stamp = createdAt.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return `lds-backup-${stamp}.tar${gzip ? ".gz" : ""}`;
+}
+
+export function isArchiveName(name: string): boolean {
+  return ARCHIVE_NAME.test(name);
+}
+
+/** Reject any name that is not one of ours before it reaches a path or an object key. */
+export function assertArchiveName(name: string): void {
+  if (!isArchiveName(name)) {
+    throw new LdsError("validation_error", `"${name.slice(0, 80)}" is not an LDS archive name.`, {
+      hint: "Archive names look like lds-backup-20261121T151441Z.tar (or .tar.gz).",
+    });
+  }
+}
+
+export function notFound(name: string, where: string): LdsError {
+  return new LdsError("archive_not_found", `No archive ${name} in ${where}.`, {
+    hint: "List the archives there with `lds backups list`, and check the name.",
+  });
+}

@@ -1,0 +1,22 @@
+import fs from "node:fs";
+import type { Readable } from "node:stream";
+import { LdsError, fromSystemError } from "../errors.js";
+
+/** Open an archive file for streaming, with clear errors for a missing path or a directory. */
+export function openArchiveFile(file: string): { stream: Readable; size: number } {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new LdsError("archive_not_found", `No archive at ${file}.`, {
+        hint: "Check the path; archives are named lds-backup-<UTC time>.tar (or .tar.gz).",
+      });
+    }
+    throw fromSystemError(err, file);
+  }
+  if (!stat.isFile()) {
+    throw new LdsError("validation_error", `${file} is not a file.`, { hint: "Name an archive file, not a directory." });
+  }
+  return { stream: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), size: stat.size };
+}

@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { Transform } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { dataVolume } from "../config/data-volume.js";
+import { LdsError } from "../errors.js";
+import { archiveName, type Destination } from "../destinations/destination.js";
+import { archiveStream, writeManifest } from "../archive/write-archive.js";
+import { snapshotVolume } from "../snapshot/snapshot-volume.js";
+import { lockBackup } from "../volume/volume-locks.js";
+
+export interface BackupOptions {
+  dataDir: string;
+  destination: Destination;
+  /** Compress with gzip level 1. @default false (vectors barely compress; see docs/benchmarks.md) */
+  gzip?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: { phase: "snapshot" | "write"; bytes: number; totalBytes: number }) => void;
+}
+
+export interface BackupResult {
+  name: string;
+  location: string;
+  size: number;
+  sha256: string;
+  createdAt: string;
+  schemaVersion: number;
+  libraries: number;
+  partial: string[];
+  durationMs: number;
+}
+
+const STAGING_PREFIX = "backup-staging-";
+
+/**
+ * Back up the data volume into one archive at `destination`, online: the server may keep serving and writing.
+ * Holds backup.lock for its whole run. On failure or abort, the staging folder is removed and the destination
+ * is left without any partial archive (the destination's `put` is atomic).
+ */
+export async function backup(options: BackupOptions): Promise<BackupResult> {
+  const started = Date.now();
+  const volume = dataVolume(options.dataDir);
+  if (!fs.existsSync(volume.db)) {
+    throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (lds.db).`, {
+      hint: "Point --data-dir (or LDS_DATA_DIR) at the server's data volume.",
+    });
+  }
+  const lock = lockBackup(volume);
+  let staging: string | undefined;
+  try {
+    removeAbandonedStaging(volume.root);
+    const createdAt = await freeNameTime(options.destination, options.gzip ?? false);
+    const name = archiveName(createdAt, options.gzip ?? false);
+    staging = fs.mkdtempSync(path.join(volume.root, STAGING_PREFIX));
+    options.onProgress?.({ phase: "snapshot", bytes: 0, totalBytes: 0 });
+    const snapshot = snapshotVolume(volume, staging);
+    throwIfAborted(options.signal);
+    const manifest = await writeManifest(snapshot, createdAt);
+    throwIfAborted(options.signal);
+
+    const totalBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
+    const meter = archiveMeter((bytes) => options.onProgress?.({ phase: "write", bytes, totalBytes }));
+    const tar = archiveStream(staging, options.gzip ?? false);
+    tar.on("error", (err) => meter.destroy(err));
+    const info = await options.destination.put(name, tar.pipe(meter), { signal: options.signal });
+    return {
+      name: info.name,
+      location: info.location,
+      size: info.size,
+      sha256: meter.sha256(),
+      createdAt: manifest.createdAt,
+      schemaVersion: manifest.schemaVersion,
+      libraries: manifest.libraries.length,
+      partial: manifest.partial,
+      durationMs: Date.now() - started,
+    };
+  } catch (err) {
+    if ((err as Error).name === "AbortError" || options.signal?.aborted) {
+      throw new LdsError("interrupted", "The backup was interrupted; no archive was written.", {
+        hint: "Run the backup again when ready.",
+      });
+    }
+    throw err;
+  } finally {
+    if (staging) fs.rmSync(staging, { recursive: true, force: true });
+    lock.release();
+  }
+}
+
+/** Counts and hashes the archive bytes on their way to the destination, for progress and the result. */
+function archiveMeter(onBytes: (bytes: number) => void): Transform & { sha256(): string } {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      onBytes(bytes);
+      callback(null, chunk);
+    },
+  });
+  let digest: string | undefined;
+  return Object.assign(meter, { sha256: () => (digest ??= hash.digest("hex")) }) as Transform & { sha256(): string };
+}
+
+/** Names have one-second resolution: wait for the next second rather than collide with an existing archive. */
+async function freeNameTime(destination: Destination, gzip: boolean): Promise<Date> {
+  for (;;) {
+    const now = new Date();
+    try {
+      await destination.stat(archiveName(now, gzip));
+    } catch (err) {
+      if (err instanceof LdsError && err.code === "archive_not_found") return now;
+      throw err;
+    }
+    await sleep(1000 - now.getMilliseconds());
+  }
+}
+
+/** Staging folders of backups killed before they could clean up. Safe: we hold backup.lock. */
+function removeAbandonedStaging(root: string): void {
+  for (const entry of fs.readdirSync(root)) {
+    if (entry.startsWith(STAGING_PREFIX)) fs.rmSync(path.join(root, entry), { recursive: true, force: true });
+  }
+}
+
+function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
+}
+

@@ -1,0 +1,121 @@
+import fs from "node:fs";
+import path from "node:path";
+import { checkExtractedSnapshot } from "../archive/check-snapshot.js";
+import { compatibility } from "../archive/compatibility.js";
+import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
+import { readArchive } from "../archive/read-archive.js";
+import { dataVolume, fileTimestamp } from "../config/data-volume.js";
+import { LdsError } from "../errors.js";
+import { exists } from "../util/files.js";
+import { failpoint } from "../util/failpoint.js";
+import { lockVolumeExclusive } from "../volume/volume-locks.js";
+import { openArchiveFile } from "./archive-file.js";
+import { ensureDirectory } from "./open-volume.js";
+import { prepareRestoredDatabases } from "./prepare-restored-db.js";
+import {
+  RESTORE_WORK_PREFIX,
+  completeRestore,
+  recoverInterruptedRestore,
+  writeJournal,
+  type RecoveryReport,
+  type RestoreJournal,
+} from "./restore-journal.js";
+
+export interface RestoreOptions {
+  dataDir: string;
+  archive: string;
+  /** Asked once the archive is fully verified, before anything is replaced. Return false to cancel. */
+  confirm: (manifest: Manifest) => Promise<boolean>;
+  signal?: AbortSignal;
+  onProgress?: (bytes: number, totalBytes: number) => void;
+}
+
+export interface RestoreResult {
+  archive: string;
+  manifest: Manifest;
+  /** Where the replaced files were moved; null when the volume was empty. */
+  preRestoreDir: string | null;
+  requeued: string[];
+  needsMigration: boolean;
+  recovery: RecoveryReport;
+}
+
+/**
+ * The offline restore (spec rules 1-5, issue 3 rules 1-7): refuse while a server holds the volume; verify the
+ * whole archive and refuse newer ones before touching anything; confirm; move the current files into
+ * pre-restore-<time>/ and put the restored ones in place through the crash-safe journal.
+ */
+export async function restore(options: RestoreOptions): Promise<RestoreResult> {
+  const volume = dataVolume(options.dataDir);
+  ensureDirectory(volume.root);
+  const lock = lockVolumeExclusive(volume, "restore");
+  let work: string | undefined;
+  try {
+    const recovery = recoverInterruptedRestore(volume);
+    const { stream } = openArchiveFile(options.archive);
+    work = fs.mkdtempSync(path.join(volume.root, RESTORE_WORK_PREFIX));
+    let total = 0;
+    const manifest = await readArchive(stream, {
+      extractTo: work,
+      signal: options.signal,
+      onManifest: (m) => {
+        refuseIfNewer(m);
+        total = m.files.reduce((sum, f) => sum + f.size, 0);
+      },
+      onProgress: (bytes) => options.onProgress?.(bytes, total),
+    });
+    checkExtractedSnapshot(work, manifest);
+    if (!(await options.confirm(manifest))) {
+      throw new LdsError("cancelled", "Restore cancelled; nothing was changed.");
+    }
+    if (options.signal?.aborted) throw new LdsError("interrupted", "Restore interrupted before any file was replaced; nothing was changed.");
+
+    const requeued = prepareRestoredDatabases(
+      path.join(work, ARCHIVE_FILES.db),
+      path.join(work, ARCHIVE_FILES.vectors),
+      manifest.partial,
+    );
+    const hadData = [volume.db, volume.vectors, volume.key].some(exists);
+    const journal: RestoreJournal = {
+      version: 1,
+      phase: "prepared",
+      archive: path.resolve(options.archive),
+      startedAt: new Date().toISOString(),
+      work,
+      preRestoreDir: freePreRestoreDir(volume.root),
+    };
+    failpoint("restore-before-journal");
+    // The point of no return: from here a crash is finished by the next lds-restore or lds serve.
+    writeJournal(volume, journal);
+    failpoint("restore-journal-written");
+    completeRestore(volume, journal);
+    work = undefined;
+    return {
+      archive: options.archive,
+      manifest,
+      preRestoreDir: hadData ? journal.preRestoreDir : null,
+      requeued,
+      needsMigration: compatibility(manifest).needsMigration,
+      recovery,
+    };
+  } finally {
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+    lock.release();
+  }
+}
+
+function refuseIfNewer(manifest: Manifest): void {
+  const verdict = compatibility(manifest);
+  if (!verdict.restorable) {
+    throw new LdsError("archive_too_new", `This archive cannot be restored here: ${verdict.reason}.`, {
+      hint: "Install the same or a newer LDS release, then restore again. Nothing was changed.",
+    });
+  }
+}
+
+function freePreRestoreDir(root: string): string {
+  const base = path.join(root, `pre-restore-${fileTimestamp()}`);
+  let candidate = base;
+  for (let i = 2; exists(candidate); i++) candidate = `${base}-${i}`;
+  return candidate;
+}

@@ -1,0 +1,86 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { DataVolume } from "../config/data-volume.js";
+import { LdsError, fromSystemError } from "../errors.js";
+import { ARCHIVE_FILES, type ManifestLibrary } from "../archive/manifest.js";
+import { schemaVersion } from "../store/migrate.js";
+import { loadVectorExtension } from "../vectors/vector-index.js";
+
+export interface Snapshot {
+  /** Folder holding db/lds.db, vectors/vectors.db and key/secret.key, laid out as in the archive. */
+  dir: string;
+  schemaVersion: number;
+  libraries: ManifestLibrary[];
+  partial: string[];
+}
+
+/**
+ * Copy the live databases and the key into `dir` while a server may keep writing. VACUUM INTO reads one
+ * consistent state in a single short read transaction without blocking writers (the stepwise backup API
+ * restarts on every write and never finishes under load, DESIGN §6). vectors.db is copied first: a snippet
+ * written between the two copies then lacks a vector (re-indexing fixes it) rather than the reverse.
+ */
+export function snapshotVolume(volume: DataVolume, dir: string): Snapshot {
+  for (const [label, file] of [["database", volume.db], ["vector index", volume.vectors], ["key", volume.key]] as const) {
+    if (!fs.existsSync(file)) {
+      throw new LdsError("data_dir_invalid", `The ${label} ${file} does not exist: ${volume.root} is not an initialised data volume.`, {
+        hint: "Check --data-dir (or LDS_DATA_DIR); `lds serve` creates the volume on first start.",
+      });
+    }
+  }
+  const target = (rel: string) => path.join(dir, rel);
+  for (const rel of Object.values(ARCHIVE_FILES)) fs.mkdirSync(path.dirname(target(rel)), { recursive: true, mode: 0o700 });
+
+  vacuumInto(volume.vectors, target(ARCHIVE_FILES.vectors), true);
+  vacuumInto(volume.db, target(ARCHIVE_FILES.db), false);
+  try {
+    fs.copyFileSync(volume.key, target(ARCHIVE_FILES.key));
+    fs.chmodSync(target(ARCHIVE_FILES.key), 0o600);
+  } catch (err) {
+    throw fromSystemError(err, volume.key);
+  }
+  return { dir, ...describeSnapshot(target(ARCHIVE_FILES.db)) };
+}
+
+function vacuumInto(source: string, destination: string, needsVectorExtension: boolean): void {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(source, { readonly: true, fileMustExist: true });
+    db.pragma("busy_timeout = 10000");
+    if (needsVectorExtension) loadVectorExtension(db);
+    db.prepare("VACUUM INTO ?").run(destination);
+  } catch (err) {
+    if (err instanceof LdsError) throw err;
+    if ((err as { code?: string }).code === "SQLITE_FULL") throw fromSystemError(Object.assign(err as Error, { code: "ENOSPC" }), destination);
+    throw fromSystemError(err, `the snapshot of ${source}`);
+  } finally {
+    db?.close();
+  }
+}
+
+/** Read the manifest's view of the libraries from the snapshot itself, so it matches what the archive holds. */
+export function describeSnapshot(dbFile: string): Omit<Snapshot, "dir"> {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    const version = schemaVersion(db);
+    const hasLibraries = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'libraries'").get();
+    if (!hasLibraries) return { schemaVersion: version, libraries: [], partial: [] };
+    const libraries = db
+      .prepare(
+        `SELECT l.id, l.title, l.state, (SELECT count(*) FROM snippets s WHERE s.library_id = l.id) AS snippets
+         FROM libraries l ORDER BY l.id`,
+      )
+      .all() as ManifestLibrary[];
+    const partial = db
+      .prepare(
+        `SELECT id FROM libraries WHERE state IN ('fetching','parsing','embedding')
+         UNION SELECT library_id FROM jobs WHERE state = 'running' ORDER BY 1`,
+      )
+      .pluck()
+      .all() as string[];
+    return { schemaVersion: version, libraries, partial };
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,55 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/** SHA-256 and size of a file, read in large blocks (the hash, not the reads, is the limit: ~210 MB/s here). */
+export async function hashFile(file: string): Promise<{ sha256: string; size: number }> {
+  const hash = createHash("sha256");
+  let size = 0;
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest("hex"), size };
+}
+
+export function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Make a rename or create inside `dir` durable. Some filesystems refuse to fsync a directory: that is not fatal. */
+export function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, "r");
+    fs.fsyncSync(fd);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EINVAL" && code !== "EISDIR" && code !== "EPERM") throw err;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Write a small file so that readers see the old or the new content, never a torn one. */
+export function writeFileAtomic(file: string, content: string, mode = 0o600): void {
+  const temp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(temp, content, { mode });
+  fsyncFile(temp);
+  fs.renameSync(temp, file);
+  fsyncDirectory(path.dirname(file));
+}
+
+export function exists(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
