@@ -8,7 +8,7 @@ import { ARCHIVE_FILES, FORMAT_NAME, FORMAT_VERSION, MANIFEST_PATH, type Manifes
 import type { Snapshot } from "../snapshot/snapshot-volume.js";
 
 /** Hash the snapshot's files and write manifest.json beside them. */
-export async function writeManifest(snapshot: Snapshot, createdAt: Date): Promise<Manifest> {
+export async function writeManifest(snapshot: Snapshot, createdAt: Date, appVersion = APP_VERSION): Promise<Manifest> {
   const files: ManifestFile[] = [];
   for (const rel of Object.values(ARCHIVE_FILES)) {
     files.push({ path: rel, ...(await hashFile(path.join(snapshot.dir, rel))) });
@@ -16,7 +16,7 @@ export async function writeManifest(snapshot: Snapshot, createdAt: Date): Promis
   const manifest: Manifest = {
     format: FORMAT_NAME,
     formatVersion: FORMAT_VERSION,
-    appVersion: APP_VERSION,
+    appVersion,
     schemaVersion: snapshot.schemaVersion,
     createdAt: createdAt.toISOString(),
     libraries: snapshot.libraries,

@@ -93,6 +93,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_state ON jobs(state);
     `,
   },
+  {
+    version: 3,
+    name: "snippets-full-text",
+    sql: `
+      CREATE VIRTUAL TABLE snippets_fts USING fts5(
+        title, description, content, content='snippets', content_rowid='id', tokenize='porter unicode61'
+      );
+      CREATE TRIGGER snippets_fts_insert AFTER INSERT ON snippets BEGIN
+        INSERT INTO snippets_fts (rowid, title, description, content)
+        VALUES (new.id, new.title, new.description, new.content);
+      END;
+      CREATE TRIGGER snippets_fts_delete AFTER DELETE ON snippets BEGIN
+        INSERT INTO snippets_fts (snippets_fts, rowid, title, description, content)
+        VALUES ('delete', old.id, old.title, old.description, old.content);
+      END;
+      CREATE TRIGGER snippets_fts_update AFTER UPDATE ON snippets BEGIN
+        INSERT INTO snippets_fts (snippets_fts, rowid, title, description, content)
+        VALUES ('delete', old.id, old.title, old.description, old.content);
+        INSERT INTO snippets_fts (rowid, title, description, content)
+        VALUES (new.id, new.title, new.description, new.content);
+      END;
+      -- Index the snippets that databases of schema 2 already hold.
+      INSERT INTO snippets_fts (snippets_fts) VALUES ('rebuild');
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

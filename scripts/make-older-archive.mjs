@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Makes fixtures/archives/lds-0.1.0-schema2.tar: an archive as LDS 0.1.0 wrote it (schema version 2, before the
+// full-text migration 3), with one finished library, one library caught mid-indexing and one sealed secret.
+// The restore tests check that it restores and that the next start migrates it. Run after `npm run build`:
+//   node scripts/make-older-archive.mjs [output.tar]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { migrate } from "../dist/store/migrate.js";
+import { MIGRATIONS } from "../dist/store/migrations.js";
+import { loadOrCreateKey } from "../dist/secrets/key-file.js";
+import { putSecret } from "../dist/store/secrets-table.js";
+import { openVectorIndex } from "../dist/vectors/vector-index.js";
+import { createHashingEmbedder } from "../dist/vectors/embedder.js";
+import { dataVolume } from "../dist/config/data-volume.js";
+import { snapshotVolume } from "../dist/snapshot/snapshot-volume.js";
+import { archiveStream, writeManifest } from "../dist/archive/write-archive.js";
+import { pipeline } from "node:stream/promises";
+
+const output = path.resolve(process.argv[2] ?? "fixtures/archives/lds-0.1.0-schema2.tar");
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "lds-fixture-"));
+const volume = dataVolume(root);
+
+const db = new Database(volume.db);
+db.pragma("journal_mode = WAL");
+migrate(db, MIGRATIONS, 2);
+const key = loadOrCreateKey(volume.key, false);
+putSecret(db, key, "team:1:git-token", "ghp_fixture-token-not-real");
+db.prepare("INSERT INTO teams (id, name, plan) VALUES (1, 'fixture-team', 'pro')").run();
+const addLibrary = db.prepare("INSERT INTO libraries (id, team_id, title, source, state) VALUES (?, 1, ?, 'git', ?)");
+const addSnippet = db.prepare("INSERT INTO snippets (library_id, kind, title, content) VALUES (?, ?, ?, ?)");
+addLibrary.run("/acme/widgets", "Widgets", "finalized");
+addLibrary.run("/acme/gadgets", "Gadgets", "embedding");
+db.prepare("INSERT INTO jobs (library_id, kind, state) VALUES ('/acme/gadgets', 'ingest', 'running')").run();
+const texts = [
+  ["/acme/widgets", "code", "Create a widget", "const w = new Widget({ size: 3 });"],
+  ["/acme/widgets", "info", "Widget sizes", "Widgets come in sizes one to five."],
+  ["/acme/gadgets", "info", "Gadget basics", "A gadget holds several widgets."],
+];
+const embedder = createHashingEmbedder();
+const vectors = openVectorIndex(volume.vectors, embedder.dimensions);
+const embedded = await embedder.embed(texts.map((t) => `${t[2]} ${t[3]}`));
+texts.forEach((t, i) => {
+  const id = Number(addSnippet.run(...t).lastInsertRowid);
+  vectors.upsert([{ snippetId: id, vector: embedded[i] }]);
+});
+vectors.close();
+db.close();
+
+const staging = fs.mkdtempSync(path.join(root, "backup-staging-"));
+const snapshot = snapshotVolume(volume, staging);
+await writeManifest(snapshot, new Date("2026-10-01T12:00:00Z"), "0.1.0");
+fs.mkdirSync(path.dirname(output), { recursive: true });
+await pipeline(archiveStream(staging, false), fs.createWriteStream(output, { mode: 0o600 }));
+fs.rmSync(root, { recursive: true, force: true });
+console.log(`wrote ${output}`);

@@ -1,0 +1,54 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { openVolume } from "../../src/ops/open-volume.js";
+import { putSecret } from "../../src/store/secrets-table.js";
+
+export interface SeedOptions {
+  libraries?: Array<{ id: string; state?: string; snippets?: number }>;
+  /** Mark a running job for this library (it was being indexed). */
+  runningJobFor?: string;
+  secret?: string;
+}
+
+/** Create a data volume with libraries, snippets, vectors and a sealed secret, as a server would have written. */
+export async function seedVolume(root: string, options: SeedOptions = {}): Promise<void> {
+  const volume = openVolume(root);
+  try {
+    const { db, vectors, embedder, key } = volume;
+    db.prepare("INSERT INTO teams (name, plan) VALUES ('seed-team', 'pro')").run();
+    if (options.secret) putSecret(db, key, "team:1:git-token", options.secret);
+    const libraries = options.libraries ?? [{ id: "/acme/widgets" }, { id: "/acme/gadgets" }];
+    const addLibrary = db.prepare("INSERT INTO libraries (id, team_id, title, source, state) VALUES (?, 1, ?, 'git', ?)");
+    const addSnippet = db.prepare("INSERT INTO snippets (library_id, kind, title, content) VALUES (?, 'info', ?, ?)");
+    for (const lib of libraries) {
+      addLibrary.run(lib.id, lib.id.split("/").pop(), lib.state ?? "finalized");
+      const count = lib.snippets ?? 3;
+      const texts = Array.from({ length: count }, (_, i) => `Snippet ${i} of ${lib.id}: how to configure ${lib.id} option ${i}.`);
+      const embedded = await embedder.embed(texts);
+      texts.forEach((text, i) => {
+        const id = Number(addSnippet.run(lib.id, `Snippet ${i}`, text).lastInsertRowid);
+        vectors.upsert([{ snippetId: id, vector: embedded[i]! }]);
+      });
+    }
+    if (options.runningJobFor) {
+      db.prepare("INSERT INTO jobs (library_id, kind, state) VALUES (?, 'ingest', 'running')").run(options.runningJobFor);
+    }
+  } finally {
+    volume.close();
+  }
+}
+
+/** SHA-256 of every file below `root` (paths relative), to prove a volume was left untouched. */
+export function fingerprintTree(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else out[path.relative(root, full)] = createHash("sha256").update(fs.readFileSync(full)).digest("hex");
+    }
+  };
+  walk(root);
+  return out;
+}

@@ -1,0 +1,78 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { spawnCli, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+
+/** Start `lds serve` as a real child process on a free port and wait until it answers. */
+async function startServer(dataDir: string) {
+  const child = spawnCli("lds", ["serve", "--data-dir", dataDir, "--port", "0"], { LDS_LOG_LEVEL: "info" });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.on("exit", () => reject(new Error(`server exited: ${out}`)));
+  });
+  return { child, url };
+}
+
+describe("lds serve", () => {
+  it("creates the data volume, answers /api/health, refuses a second server and stops cleanly on SIGTERM", async () => {
+    const dataDir = path.join(tempDir(), "data");
+    const { child, url } = await startServer(dataDir);
+    try {
+      const health = await fetch(`${url}/api/health`);
+      expect(health.status).toBe(200);
+      const body = (await health.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ status: "ok", schemaVersion: 3 });
+      expect(typeof body.version).toBe("string");
+
+      const missing = await fetch(`${url}/api/nope`);
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toMatchObject({ error: "route_not_found" });
+
+      for (const name of ["lds.db", "vectors.db", "secret.key", "server.lock"]) expect(fs.existsSync(path.join(dataDir, name))).toBe(true);
+      expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+
+      const second = await runCli("lds", ["serve", "--data-dir", dataDir, "--port", "0"]);
+      expect(second.exitCode).toBe(5);
+      expect(second.stderr).toMatch(/^Error: The data volume .* is in use by an LDS server \(pid \d+/m);
+      expect(second.stderr).toMatch(/^Hint: Stop that server first/m);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const result = await child;
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toContain("LDS stopped");
+    expect(fs.existsSync(path.join(dataDir, "server.lock"))).toBe(false);
+  });
+
+  it("recovers the lock of a server killed with SIGKILL", async () => {
+    const dataDir = tempDir();
+    const first = await startServer(dataDir);
+    first.child.kill("SIGKILL");
+    await first.child;
+    expect(fs.existsSync(path.join(dataDir, "server.lock"))).toBe(true);
+    const second = await startServer(dataDir);
+    expect((await fetch(`${second.url}/api/health`)).status).toBe(200);
+    second.child.kill("SIGTERM");
+    expect((await second.child).exitCode).toBe(0);
+  });
+
+  it("exits with a clear error when the port is taken", async () => {
+    const dataDir = tempDir();
+    const { child, url } = await startServer(dataDir);
+    try {
+      const port = new URL(url).port;
+      const other = await runCli("lds", ["serve", "--data-dir", tempDir(), "--port", port]);
+      expect(other.exitCode).toBe(5);
+      expect(other.stderr).toContain(`127.0.0.1:${port} is already in use`);
+    } finally {
+      child.kill("SIGTERM");
+      await child;
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { dataVolume } from "../../src/config/data-volume.js";
+import { isLdsError } from "../../src/errors.js";
+import { lockBackup, lockVolumeExclusive } from "../../src/volume/volume-locks.js";
+import { ROOT } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+
+/** A second process that takes the server lock, says so, and holds it until killed. */
+async function holdLockInChild(root: string) {
+  const script = `
+    const { lockVolumeExclusive } = await import(${JSON.stringify(path.join(ROOT, "dist/volume/volume-locks.js"))});
+    const { dataVolume } = await import(${JSON.stringify(path.join(ROOT, "dist/config/data-volume.js"))});
+    lockVolumeExclusive(dataVolume(${JSON.stringify(root)}), "server");
+    console.log("locked");
+    setInterval(() => {}, 1000);`;
+  const child = execa("node", ["--input-type=module", "-e", script], { reject: false });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
+    child.on("exit", () => reject(new Error("child exited before locking")));
+  });
+  // Wrapped: an execa child is a thenable, and returning it bare from an async function would wait for its exit.
+  return { child };
+}
+
+describe("volume locks", () => {
+  it("refuse a second process while the first holds the volume, naming the holder", async () => {
+    const root = tempDir();
+    const { child } = await holdLockInChild(root);
+    try {
+      let caught: unknown;
+      try {
+        lockVolumeExclusive(dataVolume(root), "restore");
+      } catch (err) {
+        caught = err;
+      }
+      expect(isLdsError(caught, "volume_locked")).toBe(true);
+      expect((caught as Error).message).toContain(`pid ${child.pid}`);
+    } finally {
+      child.kill("SIGKILL");
+      await child;
+    }
+    // The holder died without releasing: its lock is stale and is recovered.
+    const lock = lockVolumeExclusive(dataVolume(root), "restore");
+    expect(JSON.parse(fs.readFileSync(path.join(root, "server.lock"), "utf8")).pid).toBe(process.pid);
+    lock.release();
+    expect(fs.existsSync(path.join(root, "server.lock"))).toBe(false);
+  });
+
+  it("recover a lock whose pid was reused by an unrelated process", () => {
+    const root = tempDir();
+    const recycled = { pid: process.ppid, hostname: os.hostname(), processStart: "1", purpose: "server", since: "2020-01-01T00:00:00Z" };
+    fs.writeFileSync(path.join(root, "server.lock"), JSON.stringify(recycled));
+    lockVolumeExclusive(dataVolume(root), "server").release();
+  });
+
+  it("treat a lock from another host as held (a shared network volume)", () => {
+    const root = tempDir();
+    const remote = { pid: 1, hostname: "some-other-host", processStart: null, purpose: "backup", since: "2020-01-01T00:00:00Z" };
+    fs.writeFileSync(path.join(root, "backup.lock"), JSON.stringify(remote));
+    expect(() => lockBackup(dataVolume(root))).toThrow(/some-other-host/);
+  });
+
+  it("recover an empty or garbled lock file (a crash between create and write)", () => {
+    const root = tempDir();
+    fs.writeFileSync(path.join(root, "backup.lock"), "");
+    const lock = lockBackup(dataVolume(root));
+    expect(() => lockBackup(dataVolume(root))).toThrow(/already running/);
+    lock.release();
+  });
+});
