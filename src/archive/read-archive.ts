@@ -43,13 +43,14 @@ function readWith(input: Readable, options: ReadArchiveOptions, setAbort: (liste
     const pendingWrites: Array<Promise<void>> = [];
     const parser = new Parser({ strict: true, maxMetaEntrySize: 64 * 1024, maxDecompressionRatio: 10_000 });
 
+    let gzipped = false;
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
       input.destroy();
       parser.removeAllListeners("entry");
       parser.on("error", () => {});
-      reject(toArchiveError(err));
+      reject(toArchiveError(err, gzipped));
     };
     const finish = () => {
       if (settled) return;
@@ -108,6 +109,7 @@ function readWith(input: Readable, options: ReadArchiveOptions, setAbort: (liste
     parser.on("error", fail);
     parser.on("end", finish);
     input.on("error", fail);
+    input.once("data", (chunk: Buffer) => (gzipped = chunk[0] === 0x1f && chunk[1] === 0x8b));
     input.pipe(parser as unknown as NodeJS.WritableStream);
   });
 }
@@ -169,7 +171,7 @@ export function formatBytes(n: number): string {
   return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
-function toArchiveError(err: unknown): LdsError {
+function toArchiveError(err: unknown, gzipped: boolean): LdsError {
   if (err instanceof LdsError) return err;
   const e = err as NodeJS.ErrnoException & { tarCode?: string };
   if (e?.code === "ENOSPC" || e?.code === "EACCES" || e?.code === "EPERM") {
@@ -180,7 +182,9 @@ function toArchiveError(err: unknown): LdsError {
   if (e?.code === "Z_DATA_ERROR" || e?.code === "Z_BUF_ERROR" || /zlib|gzip|incorrect header|unexpected end/i.test(e?.message ?? "")) {
     return corrupt(`its gzip compression is damaged (${e.message})`);
   }
-  if (e?.tarCode || e?.code?.startsWith?.("TAR_")) return corrupt(`it is not a valid tar file (${e.message})`);
+  if (e?.tarCode || e?.code?.startsWith?.("TAR_")) {
+    return corrupt(`${gzipped ? "its gzip-compressed content" : "it"} is not a valid tar file (${e.message})`);
+  }
   return corrupt(e?.message ?? String(err));
 }
 

@@ -18,5 +18,10 @@ export function openArchiveFile(file: string): { stream: Readable; size: number 
   if (!stat.isFile()) {
     throw new LdsError("validation_error", `${file} is not a file.`, { hint: "Name an archive file, not a directory." });
   }
+  if (stat.size === 0) {
+    throw new LdsError("archive_corrupt", `The archive is damaged: ${file} is empty (0 bytes).`, {
+      hint: "The backup that wrote it probably failed; use another archive.",
+    });
+  }
   return { stream: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), size: stat.size };
 }
