@@ -1,0 +1,172 @@
+import fs from "node:fs";
+import path from "node:path";
+import { execa } from "execa";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { makeArchive, refreshChecksums, repack } from "../helpers/archives.js";
+import { BIN, ROOT, runCli, spawnCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
+import { fingerprintTree, seedVolume } from "../helpers/volume.js";
+
+const libraryIds = (dataDir: string) => {
+  const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+  try {
+    return db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all();
+  } finally {
+    db.close();
+  }
+};
+
+/** A volume holding /old/library, and an archive of another volume holding /acme/widgets and /acme/gadgets. */
+async function scenario() {
+  const { archive } = await makeArchive();
+  const dataDir = tempDir("lds-target-");
+  await seedVolume(dataDir, { libraries: [{ id: "/old/library" }] });
+  return { archive, dataDir };
+}
+
+describe("lds-restore", () => {
+  it("rule 1: refuses while a server holds the volume, and says how to stop it", async () => {
+    const { archive, dataDir } = await scenario();
+    const server = spawnCli("lds", ["serve", "--data-dir", dataDir, "--port", "0"]);
+    await new Promise<void>((resolve) => server.stdout!.on("data", (d: Buffer) => d.toString().includes("LDS is serving") && resolve()));
+    try {
+      const before = fingerprintTree(dataDir);
+      const result = await runCli("restore", [archive, "--data-dir", dataDir, "--yes"]);
+      expect(result.exitCode).toBe(5);
+      expect(result.stderr).toMatch(/in use by an LDS server/);
+      expect(result.stderr).toMatch(/^Hint: Stop that server first \(systemctl stop lds, or kill -TERM \d+\)/m);
+      delete before["server.lock"];
+      const after = fingerprintTree(dataDir);
+      delete after["server.lock"];
+      for (const name of ["lds.db", "vectors.db", "secret.key"]) expect(after[name]).toBe(before[name]);
+    } finally {
+      server.kill("SIGTERM");
+      await server;
+    }
+  });
+
+  it("rules 2 and 5: verifies first, then moves every current file (WAL side files too) into pre-restore-<time>/", async () => {
+    const { archive, dataDir } = await scenario();
+    // A server killed with SIGKILL leaves committed data in lds.db-wal: it must be kept with lds.db.
+    await execa("node", ["--input-type=module", "-e", `
+      import Database from "better-sqlite3";
+      const db = new Database(${JSON.stringify(path.join(dataDir, "lds.db"))});
+      db.pragma("wal_autocheckpoint = 0");
+      db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/only/in/wal', 'w', 'git')").run();
+      process.kill(process.pid, "SIGKILL");`], { cwd: ROOT, reject: false });
+    expect(fs.existsSync(path.join(dataDir, "lds.db-wal"))).toBe(true);
+    const before = fingerprintTree(dataDir);
+
+    const result = await runCli("restore", [archive, "--data-dir", dataDir, "--yes"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [preRestore] = fs.readdirSync(dataDir).filter((n) => n.startsWith("pre-restore-"));
+    expect(preRestore).toMatch(/^pre-restore-\d{8}T\d{6}Z$/);
+    expect(result.stdout).toContain(`moved to ${path.join(dataDir, preRestore!)}`);
+    const kept = fingerprintTree(path.join(dataDir, preRestore!));
+    for (const name of ["lds.db", "lds.db-wal", "lds.db-shm", "vectors.db", "secret.key"]) expect(kept[name]).toBe(before[name]);
+    // The old data is intact in the kept copy, WAL included.
+    expect(libraryIds(path.join(dataDir, preRestore!))).toEqual(["/old/library", "/only/in/wal"]);
+    expect(libraryIds(dataDir)).toEqual(["/acme/gadgets", "/acme/widgets"]);
+    expect(fs.readdirSync(dataDir).filter((n) => n.startsWith("restore-") || n.endsWith(".json"))).toEqual([]);
+  });
+
+  it.each([
+    ["app version", (m: Record<string, any>) => (m.appVersion = "99.0.0"), /made by LDS 99.0.0/],
+    ["format version", (m: Record<string, any>) => (m.formatVersion = 2), /format version 2/],
+    ["schema version", (m: Record<string, any>) => (m.schemaVersion = LATEST_SCHEMA_VERSION + 1), /schema version/],
+  ])("rule 3: refuses an archive with a newer %s and says to upgrade first", async (_label, change, message) => {
+    const { archive, dataDir } = await scenario();
+    const newer = await repack(archive, (m, entries) => {
+      change(m);
+      refreshChecksums(m, entries);
+    });
+    const before = fingerprintTree(dataDir);
+    const result = await runCli("restore", [newer, "--data-dir", dataDir, "--yes"]);
+    expect(result.exitCode).toBe(6);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/[Uu]pgrade/);
+    expect(fingerprintTree(dataDir)).toEqual(before);
+  });
+
+  it("rule 4: with no terminal and no --yes, refuses instead of waiting", async () => {
+    const { archive, dataDir } = await scenario();
+    const before = fingerprintTree(dataDir);
+    const result = await runCli("restore", [archive, "--data-dir", dataDir]);
+    expect(result.exitCode).toBe(7);
+    expect(result.stderr).toMatch(/^Error: Restore needs confirmation, and there is no terminal to ask on.\nHint: .*--yes/);
+    expect(fingerprintTree(dataDir)).toEqual(before);
+  });
+
+  it.each([
+    ["n", 7, ["/old/library"]],
+    ["y", 0, ["/acme/gadgets", "/acme/widgets"]],
+  ])("rule 4: on a terminal, shows the summary and asks; answering %s", async (answer, exitCode, libraries) => {
+    const { archive, dataDir } = await scenario();
+    // util-linux `script` gives the restore a real pseudo-terminal; the answer is typed once the prompt shows.
+    const child = execa("script", ["-qec", `node ${BIN.restore} ${archive} --data-dir ${dataDir}`, "/dev/null"], { reject: false });
+    let screen = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      screen += d.toString();
+      if (screen.includes("Replace the data") && !screen.includes("\u0000typed")) {
+        screen += "\u0000typed";
+        child.stdin!.write(`${answer}\r`);
+      }
+    });
+    const result = await child;
+    expect(screen).toContain("Created:");
+    expect(screen).toContain("/acme/widgets");
+    expect(result.exitCode).toBe(exitCode);
+    expect(libraryIds(dataDir)).toEqual(libraries);
+  });
+
+  it("rule 7: queues the libraries that were being indexed at snapshot time", async () => {
+    const { archive } = await makeArchive({
+      libraries: [{ id: "/done/lib" }, { id: "/busy/lib", state: "embedding" }, { id: "/job/lib", state: "queued" }],
+      runningJobFor: "/job/lib",
+    });
+    const inspect = await runCli("lds", ["inspect", archive, "--json"]);
+    expect(JSON.parse(inspect.stdout).partial).toEqual(["/busy/lib", "/job/lib"]);
+    const dataDir = tempDir();
+    const result = await runCli("restore", [archive, "--data-dir", dataDir, "--yes"]);
+    expect(result.stdout).toContain("Queued for re-indexing (partial at backup time): /busy/lib, /job/lib");
+    const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+    expect(db.prepare("SELECT id, state FROM libraries ORDER BY id").all()).toEqual([
+      { id: "/busy/lib", state: "queued" },
+      { id: "/done/lib", state: "finalized" },
+      { id: "/job/lib", state: "queued" },
+    ]);
+    expect(db.prepare("SELECT library_id, state FROM jobs ORDER BY library_id").all()).toEqual([
+      { library_id: "/busy/lib", state: "queued" },
+      { library_id: "/job/lib", state: "queued" },
+    ]);
+    db.close();
+  });
+
+  it("restores the archive of an older release, and the next start migrates it", async () => {
+    const dataDir = tempDir();
+    const fixture = path.join(ROOT, "fixtures/archives/lds-0.1.0-schema2.tar");
+    const result = await runCli("restore", [fixture, "--data-dir", dataDir, "--yes"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("migrated at the next `lds serve`");
+    expect(result.stdout).toContain("/acme/gadgets");
+
+    const server = spawnCli("lds", ["serve", "--data-dir", dataDir, "--port", "0"]);
+    const url = await new Promise<string>((resolve) => {
+      let out = "";
+      server.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /"url":"([^"]+)"/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+    });
+    const health = (await (await fetch(`${url}/api/health`)).json()) as { schemaVersion: number };
+    server.kill("SIGTERM");
+    await server;
+    expect(health.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
+    const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'basics'").pluck().get()).toBe(1);
+    db.close();
+  });
+});
