@@ -72,6 +72,11 @@ const TABLE = {
 
   // Destinations.
   destination_error: { status: 502, exit: EXIT.destination, summary: "the backup destination failed" },
+  destination_unreachable: { status: 502, exit: EXIT.destination, summary: "the destination's endpoint cannot be reached" },
+  destination_auth_failed: { status: 502, exit: EXIT.destination, summary: "the destination rejected the credentials" },
+  destination_access_denied: { status: 502, exit: EXIT.destination, summary: "the credentials may not use that bucket or prefix" },
+  bucket_not_found: { status: 502, exit: EXIT.destination, summary: "the S3 bucket does not exist" },
+  wrong_region: { status: 502, exit: EXIT.destination, summary: "the S3 bucket is in another region" },
   disk_full: { status: 507, exit: EXIT.destination, summary: "no space left where the archive is written" },
   permission_denied: { status: 500, exit: EXIT.destination, summary: "the OS refused access to a path" },
 } as const satisfies Record<string, CodeInfo>;

@@ -33,7 +33,7 @@ export async function writeManifest(snapshot: Snapshot, createdAt: Date, appVers
  */
 export function archiveStream(stagingDir: string, gzip: boolean): Readable {
   const stream = tar.create(
-    { cwd: stagingDir, portable: true, gzip: gzip ? { level: 1 } : false, noDirRecurse: true },
+    { cwd: stagingDir, portable: true, gzip: gzip ? { level: 1 } : false, noDirRecurse: true, maxReadSize: 1024 * 1024 },
     [MANIFEST_PATH, ...Object.values(ARCHIVE_FILES)],
   );
   return stream as unknown as Readable;

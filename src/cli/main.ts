@@ -11,26 +11,50 @@ const dataDirOption = {
   describe: "Data volume directory (default: $LDS_DATA_DIR, else ./data)",
 } as const;
 
-/** Commands load lazily so that `lds verify` does not pay for loading the HTTP server. */
+/** S3 settings besides bucket and prefix (which come from the s3:// URL); see docs/destinations/s3.md. */
+function s3Options(y: Argv): Argv {
+  return y
+    .option("s3-region", { type: "string", describe: "S3 region (default: $LDS_S3_REGION, else us-east-1)" })
+    .option("s3-endpoint", { type: "string", describe: "S3-compatible endpoint URL (default: $LDS_S3_ENDPOINT, else AWS)" })
+    .option("s3-path-style", { type: "boolean", describe: "Path-style addressing (default: $LDS_S3_PATH_STYLE)" })
+    .option("s3-access-key-id", { type: "string", describe: "Access key id (default: $LDS_S3_ACCESS_KEY_ID, else the AWS chain)" })
+    .option("s3-secret-access-key-file", { type: "string", describe: "File holding the secret key (default: $LDS_S3_SECRET_ACCESS_KEY)" })
+    .group(["s3-region", "s3-endpoint", "s3-path-style", "s3-access-key-id", "s3-secret-access-key-file"], "S3 options:");
+}
+
+/** Commands load lazily so that `lds verify` does not pay for loading the HTTP server or the AWS SDK. */
 function commands(cli: Argv, entry: Entry): Argv {
+  const json = { type: "boolean", default: false, describe: "Print the result as one JSON object" } as const;
   const backup = {
     builder: (y: Argv) =>
-      y
-        .option("data-dir", dataDirOption)
-        .option("to", { type: "string", describe: "Destination directory (default: <data-dir>/backups)" })
-        .option("gzip", { type: "boolean", default: false, describe: "Compress the archive with gzip" })
-        .option("json", { type: "boolean", default: false, describe: "Print one JSON object with the result" }),
+      s3Options(
+        y
+          .option("data-dir", dataDirOption)
+          .option("to", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
+          .option("gzip", { type: "boolean", default: false, describe: "Compress the archive with gzip" })
+          .option("keep", { type: "number", describe: "After success, keep only the newest N archives there" })
+          .option("json", json),
+      ),
     handler: lazy(() => import("./commands/backup.js")),
   };
   const restore = {
     builder: (y: Argv) =>
-      y
-        .positional("archive", { type: "string", demandOption: true, describe: "Archive file to restore" })
-        .option("data-dir", dataDirOption)
-        .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
-        .option("json", { type: "boolean", default: false, describe: "Print the result as JSON" }),
+      s3Options(
+        y
+          .positional("archive", { type: "string", demandOption: true, describe: "Archive file, or s3://bucket/prefix/<name>" })
+          .option("data-dir", dataDirOption)
+          .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
+          .option("json", json),
+      ),
     handler: lazy(() => import("./commands/restore.js")),
   };
+  const from = (y: Argv) =>
+    s3Options(
+      y
+        .option("data-dir", dataDirOption)
+        .option("from", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
+        .option("json", json),
+    );
   if (entry === "lds-backup") return cli.command("$0", "Back up the data volume into one archive", backup.builder, backup.handler);
   if (entry === "lds-restore") return cli.command("$0 <archive>", "Restore the data volume from an archive (server stopped)", restore.builder, restore.handler);
   return cli
@@ -46,25 +70,30 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command("backup", "Back up the data volume into one archive (also: lds-backup)", backup.builder, backup.handler)
     .command("restore <archive>", "Restore the data volume from an archive (also: lds-restore)", restore.builder, restore.handler)
+    .command("backups", "List or prune the archives at a destination", (y) =>
+      y
+        .command("list", "List archives, newest first", from, lazy(() => import("./commands/backups-list.js")))
+        .command(
+          "prune",
+          "Keep the newest N archives and delete the older ones (only LDS archives are touched)",
+          (p) => from(p).option("keep", { type: "number", demandOption: true, describe: "How many archives to keep" }),
+          lazy(() => import("./commands/backups-prune.js")),
+        )
+        .demandCommand(1, "Name a subcommand: lds backups list, or lds backups prune --keep N."),
+    )
     .command(
       "verify <archive>",
       "Check an archive completely: structure, checksums, databases, key",
-      (y) =>
-        y
-          .positional("archive", { type: "string", demandOption: true })
-          .option("json", { type: "boolean", default: false, describe: "Print the report as JSON" }),
+      (y) => y.positional("archive", { type: "string", demandOption: true }).option("json", json),
       lazy(() => import("./commands/verify.js")),
     )
     .command(
       "inspect <archive>",
       "Show what an archive holds, reading only its start",
-      (y) =>
-        y
-          .positional("archive", { type: "string", demandOption: true })
-          .option("json", { type: "boolean", default: false, describe: "Print the manifest summary as JSON" }),
+      (y) => y.positional("archive", { type: "string", demandOption: true }).option("json", json),
       lazy(() => import("./commands/inspect.js")),
     )
-    .demandCommand(1, "Name a command: lds serve, lds backup, lds restore, lds verify or lds inspect.");
+    .demandCommand(1, "Name a command: lds serve, backup, restore, backups, verify or inspect.");
 }
 
 type Handler = (argv: Record<string, unknown>) => Promise<void>;

@@ -9,12 +9,15 @@ import { archiveName, type Destination } from "../destinations/destination.js";
 import { archiveStream, writeManifest } from "../archive/write-archive.js";
 import { snapshotVolume } from "../snapshot/snapshot-volume.js";
 import { lockBackup } from "../volume/volume-locks.js";
+import { assertKeep, prune } from "./retention.js";
 
 export interface BackupOptions {
   dataDir: string;
   destination: Destination;
   /** Compress with gzip level 1. @default false (vectors barely compress; see docs/benchmarks.md) */
   gzip?: boolean;
+  /** After a successful backup, keep only the newest N archives at the destination. @default undefined (keep all) */
+  keep?: number;
   signal?: AbortSignal;
   onProgress?: (progress: { phase: "snapshot" | "write"; bytes: number; totalBytes: number }) => void;
 }
@@ -29,6 +32,10 @@ export interface BackupResult {
   libraries: number;
   partial: string[];
   durationMs: number;
+  /** Archives removed by retention. */
+  pruned: string[];
+  /** Retention failed after the archive was safely written: reported, not fatal. */
+  pruneError: string | null;
 }
 
 const STAGING_PREFIX = "backup-staging-";
@@ -46,6 +53,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       hint: "Point --data-dir (or LDS_DATA_DIR) at the server's data volume.",
     });
   }
+  if (options.keep !== undefined) assertKeep(options.keep);
   const lock = lockBackup(volume);
   let staging: string | undefined;
   try {
@@ -63,7 +71,10 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     const meter = archiveMeter((bytes) => options.onProgress?.({ phase: "write", bytes, totalBytes }));
     const tar = archiveStream(staging, options.gzip ?? false);
     tar.on("error", (err) => meter.destroy(err));
-    const info = await options.destination.put(name, tar.pipe(meter), { signal: options.signal });
+    // The size lets an S3 upload pick a part size that stays under the 10,000-part limit (tar adds little).
+    const sizeHint = Math.ceil(totalBytes * 1.01) + 1024 * 1024;
+    const info = await options.destination.put(name, tar.pipe(meter), { signal: options.signal, size: sizeHint });
+    const retention = await applyRetention(options.destination, options.keep);
     return {
       name: info.name,
       location: info.location,
@@ -74,6 +85,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       libraries: manifest.libraries.length,
       partial: manifest.partial,
       durationMs: Date.now() - started,
+      ...retention,
     };
   } catch (err) {
     if ((err as Error).name === "AbortError" || options.signal?.aborted) {
@@ -85,6 +97,15 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   } finally {
     if (staging) fs.rmSync(staging, { recursive: true, force: true });
     lock.release();
+  }
+}
+
+async function applyRetention(destination: Destination, keep?: number): Promise<{ pruned: string[]; pruneError: string | null }> {
+  if (keep === undefined) return { pruned: [], pruneError: null };
+  try {
+    return { pruned: await prune(destination, keep), pruneError: null };
+  } catch (err) {
+    return { pruned: [], pruneError: (err as Error).message };
   }
 }
 

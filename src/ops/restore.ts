@@ -5,7 +5,9 @@ import { compatibility } from "../archive/compatibility.js";
 import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
 import { dataVolume, fileTimestamp } from "../config/data-volume.js";
-import { LdsError } from "../errors.js";
+import { pipeline } from "node:stream/promises";
+import type { Destination } from "../destinations/destination.js";
+import { LdsError, fromSystemError } from "../errors.js";
 import { exists } from "../util/files.js";
 import { failpoint } from "../util/failpoint.js";
 import { lockVolumeExclusive } from "../volume/volume-locks.js";
@@ -23,7 +25,10 @@ import {
 
 export interface RestoreOptions {
   dataDir: string;
+  /** The archive file, or for display the remote location when `download` is given. */
   archive: string;
+  /** Fetch the archive from a destination into the restore's work folder on the data volume first. */
+  download?: { destination: Destination; name: string };
   /** Asked once the archive is fully verified, before anything is replaced. Return false to cancel. */
   confirm: (manifest: Manifest) => Promise<boolean>;
   signal?: AbortSignal;
@@ -52,8 +57,9 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
   let work: string | undefined;
   try {
     const recovery = recoverInterruptedRestore(volume);
-    const { stream } = openArchiveFile(options.archive);
     work = fs.mkdtempSync(path.join(volume.root, RESTORE_WORK_PREFIX));
+    const local = options.download ? await downloadArchive(options.download, work, options.signal) : options.archive;
+    const { stream } = openArchiveFile(local);
     let total = 0;
     const manifest = await readArchive(stream, {
       extractTo: work,
@@ -102,6 +108,19 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
     if (work) fs.rmSync(work, { recursive: true, force: true });
     lock.release();
   }
+}
+
+/** Download into the work folder (same filesystem as the data, removed with it); resumes dropped connections. */
+async function downloadArchive(source: { destination: Destination; name: string }, work: string, signal?: AbortSignal): Promise<string> {
+  const file = path.join(work, "download.tar");
+  const body = await source.destination.get(source.name, { signal });
+  try {
+    await pipeline(body, fs.createWriteStream(file, { flags: "wx", mode: 0o600 }), { signal });
+  } catch (err) {
+    if (signal?.aborted) throw new LdsError("interrupted", "Restore interrupted while downloading; nothing was changed.");
+    throw err instanceof LdsError ? err : fromSystemError(err, `the download of ${source.name}`);
+  }
+  return file;
 }
 
 function refuseIfNewer(manifest: Manifest): void {

@@ -1,14 +1,13 @@
-import path from "node:path";
 import { dataVolume, resolveDataDir } from "../../config/data-volume.js";
-import { createLocalDestination } from "../../destinations/local.js";
 import { backup } from "../../ops/backup.js";
 import { formatBytes } from "../../archive/read-archive.js";
 import { byteProgress } from "../progress.js";
+import { destinationFromArgs, type DestinationArgs } from "../destination-args.js";
 import { interruptSignal } from "../signals.js";
 
-export async function run(argv: { dataDir?: string; to?: string; gzip: boolean; json: boolean }): Promise<number> {
+export async function run(argv: DestinationArgs & { to?: string; gzip: boolean; keep?: number; json: boolean }): Promise<number> {
   const volume = dataVolume(resolveDataDir(argv.dataDir));
-  const destination = createLocalDestination({ dir: argv.to ? path.resolve(argv.to) : volume.backups });
+  const destination = await destinationFromArgs(argv.to, argv);
   const interrupt = interruptSignal();
   const progress = byteProgress("Writing archive", !argv.json && process.stderr.isTTY === true);
   try {
@@ -16,6 +15,7 @@ export async function run(argv: { dataDir?: string; to?: string; gzip: boolean; 
       dataDir: volume.root,
       destination,
       gzip: argv.gzip,
+      keep: argv.keep,
       signal: interrupt.signal,
       onProgress: (p) => p.phase === "write" && progress.update(p.bytes, p.totalBytes),
     });
@@ -27,9 +27,11 @@ export async function run(argv: { dataDir?: string; to?: string; gzip: boolean; 
         `Backup written: ${result.location}\n` +
           `  ${formatBytes(result.size)}, sha256 ${result.sha256}\n` +
           `  ${result.libraries} libraries, schema version ${result.schemaVersion}, ${(result.durationMs / 1000).toFixed(1)} s\n` +
-          (result.partial.length ? `  Being indexed at snapshot time (re-indexed on restore): ${result.partial.join(", ")}\n` : ""),
+          (result.partial.length ? `  Being indexed at snapshot time (re-indexed on restore): ${result.partial.join(", ")}\n` : "") +
+          (result.pruned.length ? `  Retention removed: ${result.pruned.join(", ")}\n` : ""),
       );
     }
+    if (result.pruneError) process.stderr.write(`Warning: the archive is safe, but pruning old archives failed: ${result.pruneError}\n`);
     return 0;
   } finally {
     progress.stop();

@@ -5,11 +5,13 @@ import { resolveDataDir } from "../../config/data-volume.js";
 import { LdsError } from "../../errors.js";
 import { describeRecovery } from "../../ops/restore-journal.js";
 import { restore } from "../../ops/restore.js";
+import { isS3Url, remoteArchive, s3Settings } from "../../destinations/location.js";
+import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { summaryLines } from "../summary.js";
 
-export async function run(argv: { archive: string; dataDir?: string; yes: boolean; json: boolean }): Promise<number> {
+export async function run(argv: DestinationArgs & { archive: string; yes: boolean; json: boolean }): Promise<number> {
   const dataDir = resolveDataDir(argv.dataDir);
   // Refuse up front rather than verify a large archive and then fail for want of a terminal.
   if (!argv.yes && !process.stdin.isTTY) {
@@ -23,6 +25,7 @@ export async function run(argv: { archive: string; dataDir?: string; yes: boolea
     const result = await restore({
       dataDir,
       archive: argv.archive,
+      download: isS3Url(argv.archive) ? await remoteArchive(argv.archive, s3Settings(argv)) : undefined,
       signal: interrupt.signal,
       onProgress: progress.update,
       confirm: async (manifest) => {

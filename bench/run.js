@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// Backup, verify and restore of an LDS data volume, side by side with their baselines in the same run:
+//   lds backup   vs  sqlite3 .backup (both databases) + tar cf + sha256sum
+//   lds verify   vs  sha256sum of the archive (single-core SHA-256 speed)
+//   lds-restore  vs  tar xf
+// Usage: npm run bench -- [--sizes 1,4] [--runs 3]      (sizes in GiB; results appended to bench/results/)
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { makeVolume } from "./make-volume.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const work = path.join(here, ".work");
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const sizes = arg("sizes", "1").split(",").map(Number);
+const runs = Number(arg("runs", "3"));
+const lds = (...args) => ["node", path.join(root, "bin/lds.js"), ...args];
+
+/** Run a shell-free command under GNU time: wall seconds and peak RSS (largest process of the command). */
+function measure(argv) {
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", ...argv], { encoding: "utf8", maxBuffer: 1 << 26 });
+  if (result.status !== 0) throw new Error(`${argv.join(" ")} failed: ${result.stderr}`);
+  const [seconds, kib] = result.stderr.trim().split("\n").pop().split(" ").map(Number);
+  return { seconds, rssMiB: kib / 1024 };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Run `prepare` then `argv` `runs` times; median time, max RSS. */
+function bench(argv, prepare = () => {}) {
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    prepare();
+    samples.push(measure(typeof argv === "function" ? argv() : argv));
+  }
+  return { seconds: median(samples.map((s) => s.seconds)), rssMiB: Math.max(...samples.map((s) => s.rssMiB)) };
+}
+
+const fresh = (dir) => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+};
+const dirBytes = (dir) => fs.readdirSync(dir).reduce((sum, n) => sum + fs.statSync(path.join(dir, n)).size, 0);
+
+const rows = [];
+for (const size of sizes) {
+  const volume = path.join(work, `volume-${size}g`);
+  process.stderr.write(`Building a ${size} GiB volume in ${volume} (reused when present)…\n`);
+  await makeVolume(volume, size);
+  const volumeBytes = ["lds.db", "vectors.db", "secret.key"].reduce((s, n) => s + fs.statSync(path.join(volume, n)).size, 0);
+
+  const out = path.join(work, "out");
+  const backup = bench(lds("backup", "--data-dir", volume, "--to", out), () => fresh(out));
+  const archive = path.join(out, fs.readdirSync(out)[0]);
+  const archiveBytes = fs.statSync(archive).size;
+
+  const base = path.join(work, "baseline");
+  const baseline = bench(
+    ["bash", "-c", `set -e; cd ${base}; sqlite3 ${volume}/lds.db ".backup lds.db"; sqlite3 ${volume}/vectors.db ".backup vectors.db"; cp ${volume}/secret.key .; tar cf ../baseline.tar lds.db vectors.db secret.key; sha256sum ../baseline.tar >/dev/null`],
+    () => fresh(base),
+  );
+
+  const verify = bench(lds("verify", archive));
+  const sha = bench(["sha256sum", archive]);
+
+  const target = path.join(work, "restore-target");
+  const restore = bench(lds("restore", archive, "--data-dir", target, "--yes"), () => fresh(target));
+  const untar = path.join(work, "untar");
+  const tarx = bench(["tar", "xf", archive, "-C", untar], () => fresh(untar));
+
+  const gzOut = path.join(work, "out-gz");
+  const backupGz = bench(lds("backup", "--data-dir", volume, "--to", gzOut, "--gzip"), () => fresh(gzOut));
+  const gzBytes = dirBytes(gzOut);
+
+  const mibps = (bytes, s) => (bytes / 1048576 / s).toFixed(0);
+  rows.push({ size, volumeBytes, archiveBytes, gzBytes, backup, baseline, verify, sha, restore, tarx, backupGz, mibps });
+  const ratio = (a, b) => (a.seconds / b.seconds).toFixed(2);
+  console.log(`\n## ${size} GiB volume (${(volumeBytes / 1048576).toFixed(0)} MiB on disk, archive ${(archiveBytes / 1048576).toFixed(0)} MiB, gzip ${(gzBytes / 1048576).toFixed(0)} MiB), median of ${runs}\n`);
+  console.log("| operation | LDS (s) | baseline (s) | LDS / baseline | target | LDS peak RSS (MiB) |");
+  console.log("|---|---|---|---|---|---|");
+  console.log(`| backup vs sqlite3 .backup + tar cf + sha256sum | ${backup.seconds} | ${baseline.seconds} | ${ratio(backup, baseline)} | ≤ 1.25 | ${backup.rssMiB.toFixed(0)} |`);
+  console.log(`| verify vs sha256sum (${mibps(archiveBytes, verify.seconds)} vs ${mibps(archiveBytes, sha.seconds)} MiB/s) | ${verify.seconds} | ${sha.seconds} | ${(sha.seconds / verify.seconds * 100).toFixed(0)}% of SHA-256 speed | ≥ 90% | ${verify.rssMiB.toFixed(0)} |`);
+  console.log(`| restore vs tar xf | ${restore.seconds} | ${tarx.seconds} | ${ratio(restore, tarx)} | ≤ 1.25 | ${restore.rssMiB.toFixed(0)} |`);
+  console.log(`| backup --gzip (level 1) vs plain backup | ${backupGz.seconds} | ${backup.seconds} | ${ratio(backupGz, backup)} | (informative) | ${backupGz.rssMiB.toFixed(0)} |`);
+}
+fs.mkdirSync(path.join(here, "results"), { recursive: true });
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+fs.writeFileSync(path.join(here, "results", `archive-${stamp}.json`), JSON.stringify({ sqlite3: execFileSync("sqlite3", ["--version"], { encoding: "utf8" }).trim(), node: process.version, runs, rows }, null, 2));

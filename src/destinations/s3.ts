@@ -1,0 +1,199 @@
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import type { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { LdsError } from "../errors.js";
+import { assertArchiveName, isArchiveName, notFound, type ArchiveInfo, type Destination } from "./destination.js";
+import { resumableStream } from "./resumable-stream.js";
+import { s3Error } from "./s3-errors.js";
+
+export interface S3DestinationOptions {
+  bucket: string;
+  /** @default "us-east-1" */
+  region?: string;
+  /** Static credentials; when blank, the SDK's default chain (environment, shared files, instance role). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Custom endpoint of an S3-compatible store; blank means AWS. */
+  endpoint?: string;
+  /** Path-style addressing (most self-hosted stores need it). @default false */
+  forcePathStyle?: boolean;
+  /** Key prefix inside the bucket ("backups/lds"); archives are stored as <prefix>/<name>. @default "" */
+  prefix?: string;
+  /** Smallest multipart part. It grows with the archive so that no upload needs more than 9,000 parts. @default 8 MiB */
+  minPartSize?: number;
+  /** Parts uploaded in parallel; memory is about partSize × (queueSize + 1). @default 4 */
+  queueSize?: number;
+}
+
+const MiB = 1024 * 1024;
+/** S3 allows 10,000 parts; keep a margin for an archive that ends up larger than its estimate. */
+const MAX_PARTS = 9_000;
+
+/** Archives as objects in a bucket. A put is one multipart upload, completed only when the whole archive is sent. */
+export function createS3Destination(options: S3DestinationOptions): Destination {
+  const region = options.region || "us-east-1";
+  const prefix = (options.prefix ?? "").replace(/^\/+|\/+$/g, "");
+  const keyOf = (name: string) => (prefix ? `${prefix}/${name}` : name);
+  const description = `s3://${options.bucket}${prefix ? `/${prefix}` : ""}`;
+  const client = new S3Client({
+    region,
+    endpoint: options.endpoint || undefined,
+    forcePathStyle: options.forcePathStyle ?? false,
+    credentials: options.accessKeyId ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey ?? "" } : undefined,
+    // Some S3-compatible stores reject the SDK's default CRC32 checksums (DESIGN §6).
+    ...(options.endpoint ? { requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" } : {}),
+    maxAttempts: 3,
+  });
+  const fail = (err: unknown, action: string) => s3Error(err, { bucket: options.bucket, region, endpoint: options.endpoint, action });
+  const info = (name: string, size: number, modified?: Date): ArchiveInfo => ({
+    name,
+    size,
+    modifiedAt: (modified ?? new Date(0)).toISOString(),
+    location: `s3://${options.bucket}/${keyOf(name)}`,
+  });
+
+  async function stat(name: string): Promise<ArchiveInfo> {
+    assertArchiveName(name);
+    try {
+      const head = await client.send(new HeadObjectCommand({ Bucket: options.bucket, Key: keyOf(name) }));
+      return info(name, head.ContentLength ?? 0, head.LastModified);
+    } catch (err) {
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === "NotFound" || e.name === "NoSuchKey" || e.$metadata?.httpStatusCode === 404) {
+        // HEAD has no body: a 404 is also what a missing bucket answers, so tell the two apart.
+        await assertBucket();
+        throw notFound(name, description);
+      }
+      throw fail(err, `reading ${name}`);
+    }
+  }
+
+  async function assertBucket(): Promise<void> {
+    try {
+      await client.send(new ListObjectsV2Command({ Bucket: options.bucket, MaxKeys: 1, Prefix: prefix ? `${prefix}/` : undefined }));
+    } catch (err) {
+      throw fail(err, "opening the bucket");
+    }
+  }
+
+  /** Abort multipart uploads left for `key`, retrying for a while: the store may be coming back from an outage. */
+  async function abortUploads(key: string, attempts = 6): Promise<void> {
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      try {
+        const listing = await client.send(new ListMultipartUploadsCommand({ Bucket: options.bucket, Prefix: key }));
+        for (const upload of listing.Uploads ?? []) {
+          if (upload.Key !== key) continue;
+          await client.send(new AbortMultipartUploadCommand({ Bucket: options.bucket, Key: key, UploadId: upload.UploadId }));
+        }
+        return;
+      } catch {
+        await sleep(250 * 2 ** attempt);
+      }
+    }
+  }
+
+  return {
+    kind: "s3",
+    description,
+
+    async put(name, body, opts = {}) {
+      assertArchiveName(name);
+      const exists = await stat(name).then(
+        () => true,
+        (err) => {
+          if (err instanceof LdsError && err.code === "archive_not_found") return false;
+          throw err;
+        },
+      );
+      if (exists) {
+        body.destroy();
+        throw new LdsError("destination_error", `An archive named ${name} already exists in ${description}.`, {
+          hint: "Another backup wrote that name in the same second; run the backup again.",
+        });
+      }
+      const partSize = Math.max(options.minPartSize ?? 8 * MiB, Math.ceil((opts.size ?? 0) / MAX_PARTS));
+      const upload = new Upload({
+        client,
+        params: { Bucket: options.bucket, Key: keyOf(name), Body: body },
+        partSize,
+        queueSize: options.queueSize ?? 4,
+        leavePartsOnError: false,
+      });
+      const onAbort = () => void upload.abort().catch(() => {});
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        await upload.done();
+      } catch (err) {
+        body.destroy();
+        await abortUploads(keyOf(name));
+        if (opts.signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
+        throw fail(err, `uploading ${name}`);
+      } finally {
+        opts.signal?.removeEventListener("abort", onAbort);
+      }
+      return stat(name);
+    },
+
+    async get(name, opts = {}) {
+      const { size } = await stat(name);
+      const [start, end] = opts.range ?? [0, size - 1];
+      return resumableStream({
+        start,
+        end,
+        signal: opts.signal,
+        open: async (from) => {
+          try {
+            const object = await client.send(
+              new GetObjectCommand({ Bucket: options.bucket, Key: keyOf(name), Range: `bytes=${from}-${end}` }),
+              { abortSignal: opts.signal },
+            );
+            return object.Body as Readable;
+          } catch (err) {
+            throw fail(err, `downloading ${name}`);
+          }
+        },
+      });
+    },
+
+    stat,
+
+    async *list() {
+      const found: ArchiveInfo[] = [];
+      let token: string | undefined;
+      do {
+        let page;
+        try {
+          page = await client.send(
+            new ListObjectsV2Command({ Bucket: options.bucket, Prefix: prefix ? `${prefix}/` : undefined, ContinuationToken: token }),
+          );
+        } catch (err) {
+          throw fail(err, "listing archives");
+        }
+        for (const object of page.Contents ?? []) {
+          const name = (object.Key ?? "").slice(prefix ? prefix.length + 1 : 0);
+          if (isArchiveName(name)) found.push(info(name, object.Size ?? 0, object.LastModified));
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      yield* found.sort((a, b) => (a.name < b.name ? 1 : -1));
+    },
+
+    async remove(name) {
+      assertArchiveName(name);
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: keyOf(name) }));
+      } catch (err) {
+        throw fail(err, `deleting ${name}`);
+      }
+    },
+  };
+}
