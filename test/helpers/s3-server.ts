@@ -42,14 +42,25 @@ function onPath(command: string): boolean {
  * Start a real S3-compatible server on a free loopback port: moto_server where installed (this image's Python has
  * it), else the s3rver devDependency. Neither is an error, never a skip: the S3 suite must run in CI.
  */
-export async function startS3Server(): Promise<S3TestServer> {
+export interface StartOptions {
+  /**
+   * moto only: enforce IAM credentials after the first `freeActions` requests, which the test spends creating the
+   * bucket, a user, its policy and its access key. Then wrong credentials and denied prefixes fail for real.
+   */
+  enforceAuthAfter?: number;
+}
+
+export async function startS3Server(options: StartOptions = {}): Promise<S3TestServer> {
   const port = await freePort();
   let child: ResultPromise;
   let kind: S3TestServer["kind"];
   let dataDir: string | undefined;
   if (onPath("moto_server")) {
     kind = "moto";
-    child = execa("moto_server", ["-H", "127.0.0.1", "-p", String(port)], { reject: false, stdio: "ignore" });
+    const env = options.enforceAuthAfter === undefined ? {} : { INITIAL_NO_AUTH_ACTION_COUNT: String(options.enforceAuthAfter) };
+    child = execa("moto_server", ["-H", "127.0.0.1", "-p", String(port)], { reject: false, stdio: "ignore", env });
+  } else if (options.enforceAuthAfter !== undefined) {
+    throw new Error("IAM-enforcing tests need moto_server (it is on this image's Python); s3rver cannot enforce policies.");
   } else if (fs.existsSync(path.join(ROOT, "node_modules/.bin/s3rver"))) {
     kind = "s3rver";
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "s3rver-"));

@@ -1,41 +1,62 @@
 import net from "node:net";
 
 /**
- * A TCP proxy in front of a test server, to make the network fail on cue: `down()` drops every connection and
- * refuses new ones (as a crashed server would), `up()` brings it back with the server's state intact, and
- * `cutAfter(n)` drops the next connection after n bytes from the server (a dropped download).
+ * A TCP proxy in front of a test server, to make the network fail on cue while the server keeps its state:
+ * - `down()` drops every connection and refuses new ones (as a crashed server would); `up()` brings it back;
+ * - `downAfterUpload(n)`: go down once clients have sent n bytes (the middle of an upload);
+ * - `cutDownloadAfter(n)`: drop the first connection whose response passes n bytes, once (a dropped download).
  */
 export async function startProxy(targetPort: number) {
   const sockets = new Set<net.Socket>();
-  let cutBudget: number | null = null;
   let server: net.Server;
   let port = 0;
+  let uploaded = 0;
+  let downAt: number | null = null;
+  let cutAt: number | null = null;
+  const stats = { cuts: 0, connections: 0 };
+
+  const down = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
 
   const listen = () =>
     new Promise<void>((resolve) => {
       server = net.createServer((client) => {
+        stats.connections++;
         const upstream = net.connect(targetPort, "127.0.0.1");
         sockets.add(client).add(upstream);
         let sent = 0;
-        const limit = cutBudget;
-        cutBudget = null;
-        upstream.on("data", (chunk: Buffer) => {
-          if (limit !== null && sent + chunk.length > limit) {
-            client.write(chunk.subarray(0, limit - sent));
-            client.destroy();
-            upstream.destroy();
-            return;
-          }
-          sent += chunk.length;
-          client.write(chunk);
-        });
-        client.on("data", (chunk) => upstream.write(chunk));
         const close = () => {
           client.destroy();
           upstream.destroy();
           sockets.delete(client);
           sockets.delete(upstream);
         };
+        upstream.on("data", (chunk: Buffer) => {
+          const before = sent;
+          sent += chunk.length;
+          if (cutAt !== null && sent > cutAt) {
+            // Deliver the bytes up to the cut, then close: the client sees a response that ends too early.
+            const keep = Math.max(0, cutAt - before);
+            cutAt = null;
+            stats.cuts++;
+            upstream.destroy();
+            client.end(chunk.subarray(0, keep));
+            return;
+          }
+          client.write(chunk);
+        });
+        client.on("data", (chunk: Buffer) => {
+          uploaded += chunk.length;
+          if (downAt !== null && uploaded > downAt) {
+            downAt = null;
+            void down();
+            return;
+          }
+          upstream.write(chunk);
+        });
         client.on("close", close).on("error", close);
         upstream.on("close", close).on("error", close);
       });
@@ -47,25 +68,21 @@ export async function startProxy(targetPort: number) {
 
   await listen();
   return {
-    get port() {
-      return port;
-    },
+    stats,
     get endpoint() {
       return `http://127.0.0.1:${port}`;
     },
-    async down() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-    },
+    down,
     up: listen,
-    cutAfter(bytes: number) {
-      cutBudget = bytes;
+    downAfterUpload(bytes: number) {
+      uploaded = 0;
+      downAt = bytes;
+    },
+    cutDownloadAfter(bytes: number) {
+      cutAt = bytes;
     },
     async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await down().catch(() => {});
     },
   };
 }

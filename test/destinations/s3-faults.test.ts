@@ -1,0 +1,165 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { CreateAccessKeyCommand, CreateUserCommand, IAMClient, PutUserPolicyCommand } from "@aws-sdk/client-iam";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createS3Destination } from "../../src/destinations/s3.js";
+import { backup } from "../../src/ops/backup.js";
+import { restore } from "../../src/ops/restore.js";
+import { runCli } from "../helpers/cli.js";
+import { freePort, startS3Server, type S3TestServer } from "../helpers/s3-server.js";
+import { startProxy } from "../helpers/tcp-proxy.js";
+import { tempDir } from "../helpers/temp.js";
+import { seedVolume } from "../helpers/volume.js";
+
+let server: S3TestServer;
+beforeAll(async () => {
+  server = await startS3Server();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const s3Env = () => ({
+  LDS_S3_ENDPOINT: server.endpoint,
+  LDS_S3_PATH_STYLE: "true",
+  LDS_S3_ACCESS_KEY_ID: "test",
+  LDS_S3_SECRET_ACCESS_KEY: "test",
+});
+
+async function volumeWithBallast(mib: number): Promise<string> {
+  const dataDir = tempDir("lds-s3vol-");
+  await seedVolume(dataDir);
+  const db = new Database(path.join(dataDir, "lds.db"));
+  db.exec(`CREATE TABLE ballast (b BLOB);
+    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${mib})
+    INSERT INTO ballast SELECT randomblob(1048576) FROM c;`);
+  db.close();
+  return dataDir;
+}
+
+async function bucketState(bucket: string) {
+  const objects = await server.client.send(new ListObjectsV2Command({ Bucket: bucket }));
+  const uploads = await server.client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+  return { objects: (objects.Contents ?? []).map((o) => o.Key), uploads: (uploads.Uploads ?? []).map((u) => u.Key) };
+}
+
+describe("S3 from the command line", () => {
+  it("backs up with retention, lists, and restores s3://…/<name> round trip; other objects are never touched", async () => {
+    const bucket = await server.createBucket();
+    await server.client.send(new PutObjectCommand({ Bucket: bucket, Key: "nightly/README.txt", Body: "operator notes" }));
+    const dataDir = await volumeWithBallast(20);
+    const names: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const result = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/nightly`, "--keep", "2", "--json"], s3Env());
+      expect(result.exitCode, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report.path).toBe(`s3://${bucket}/nightly/${report.name}`);
+      names.push(report.name);
+      if (i === 2) expect(report.pruned).toEqual([names[0]]);
+    }
+    const listed = await runCli("lds", ["backups", "list", "--from", `s3://${bucket}/nightly`, "--json"], s3Env());
+    expect(JSON.parse(listed.stdout).archives.map((a: { name: string }) => a.name)).toEqual([names[2], names[1]]);
+    expect((await bucketState(bucket)).objects).toContain("nightly/README.txt");
+
+    const target = tempDir();
+    const restored = await runCli("restore", [`s3://${bucket}/nightly/${names[2]}`, "--data-dir", target, "--yes"], s3Env());
+    expect(restored.exitCode, restored.stderr).toBe(0);
+    const db = new Database(path.join(target, "lds.db"), { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM ballast").pluck().get()).toBe(20);
+    db.close();
+    expect(fs.readdirSync(target).filter((n) => n.startsWith("restore-"))).toEqual([]);
+
+    const pruned = await runCli("lds", ["backups", "prune", "--keep", "1", "--from", `s3://${bucket}/nightly`], s3Env());
+    expect(pruned.stdout).toContain(`removed ${names[1]}`);
+    expect((await bucketState(bucket)).objects.sort()).toEqual([`nightly/${names[2]}`, "nightly/README.txt"].sort());
+  });
+
+  it("names the setting to check for a missing bucket and an unreachable endpoint (exit 8)", async () => {
+    const dataDir = tempDir();
+    await seedVolume(dataDir);
+    const missing = await runCli("backup", ["--data-dir", dataDir, "--to", "s3://no-such-bucket-here/x"], s3Env());
+    expect(missing.exitCode).toBe(8);
+    expect(missing.stderr).toMatch(/^Error: The bucket "no-such-bucket-here" does not exist/m);
+    expect(missing.stderr).toMatch(/^Hint: Check the bucket name/m);
+
+    const closed = await freePort();
+    const unreachable = await runCli("backup", ["--data-dir", dataDir, "--to", "s3://some-bucket/x"], { ...s3Env(), LDS_S3_ENDPOINT: `http://127.0.0.1:${closed}` });
+    expect(unreachable.exitCode).toBe(8);
+    expect(unreachable.stderr).toMatch(/Cannot reach s3:\/\/some-bucket .*ECONNREFUSED/);
+    expect(unreachable.stderr).toMatch(/LDS_S3_ENDPOINT/);
+    expect(unreachable.stderr + unreachable.stdout).not.toContain("test\n");
+  });
+});
+
+describe("S3 faults", () => {
+  it("server gone in the middle of an upload: clear error, no object, no multipart upload once it is back", async () => {
+    const bucket = await server.createBucket();
+    const proxy = await startProxy(server.port);
+    const dataDir = await volumeWithBallast(40);
+    const destination = createS3Destination({ ...server.settings, endpoint: proxy.endpoint, bucket, prefix: "p", minPartSize: 5 * 1024 * 1024, queueSize: 1 });
+    proxy.downAfterUpload(12 * 1024 * 1024);
+    setTimeout(() => void proxy.up(), 1500);
+    await expect(backup({ dataDir, destination })).rejects.toMatchObject({ code: "destination_unreachable" });
+    expect(await bucketState(bucket)).toEqual({ objects: [], uploads: [] });
+    expect(fs.readdirSync(dataDir).filter((n) => n.startsWith("backup-"))).toEqual([]);
+    await proxy.close();
+  });
+
+  it("a download dropped mid-way resumes with a range request instead of failing", async () => {
+    const bucket = await server.createBucket();
+    const dataDir = await volumeWithBallast(12);
+    await backup({ dataDir, destination: createS3Destination({ ...server.settings, bucket }) });
+    const proxy = await startProxy(server.port);
+    const destination = createS3Destination({ ...server.settings, endpoint: proxy.endpoint, bucket });
+    const [archive] = await (async () => {
+      const all = [];
+      for await (const a of destination.list()) all.push(a.name);
+      return all;
+    })();
+    proxy.cutDownloadAfter(3 * 1024 * 1024);
+    const target = tempDir();
+    await restore({ dataDir: target, archive: `s3://${bucket}/${archive}`, download: { destination, name: archive! }, confirm: async () => true });
+    expect(proxy.stats.cuts).toBe(1);
+    const db = new Database(path.join(target, "lds.db"), { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM ballast").pluck().get()).toBe(12);
+    db.close();
+    await proxy.close();
+  });
+
+  it("wrong credentials and a denied prefix each get their own error (moto enforcing IAM)", async () => {
+    // Five free requests: the readiness probe, then the bucket, the user, its policy and its key. After that,
+    // moto checks every request's credentials and the user's policy.
+    const iamServer = await startS3Server({ enforceAuthAfter: 5 });
+    try {
+      const bucket = await iamServer.createBucket("iam-bucket");
+      const iam = new IAMClient({ ...iamServer.settings, credentials: { accessKeyId: "test", secretAccessKey: "test" } });
+      await iam.send(new CreateUserCommand({ UserName: "backup" }));
+      await iam.send(new PutUserPolicyCommand({
+        UserName: "backup",
+        PolicyName: "only-allowed-prefix",
+        PolicyDocument: JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "s3:*", Resource: [`arn:aws:s3:::${bucket}/allowed/*`] }] }),
+      }));
+      const key = (await iam.send(new CreateAccessKeyCommand({ UserName: "backup" }))).AccessKey!;
+      const dataDir = tempDir();
+      await seedVolume(dataDir);
+      const env = { LDS_S3_ENDPOINT: iamServer.endpoint, LDS_S3_PATH_STYLE: "1", LDS_S3_ACCESS_KEY_ID: key.AccessKeyId!, LDS_S3_SECRET_ACCESS_KEY: key.SecretAccessKey! };
+
+      const wrong = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/allowed`], { ...env, LDS_S3_SECRET_ACCESS_KEY: "not-the-secret" });
+      expect(wrong.exitCode).toBe(8);
+      expect(wrong.stderr).toMatch(/rejected the credentials/);
+      expect(wrong.stderr).toMatch(/LDS_S3_SECRET_ACCESS_KEY/);
+      expect(wrong.stderr).not.toContain("not-the-secret");
+
+      const denied = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/forbidden`], env);
+      expect(denied.exitCode).toBe(8);
+      expect(denied.stderr).toMatch(/Access denied to s3:\/\/iam-bucket/);
+
+      const allowed = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/allowed`, "--json"], env);
+      expect(allowed.exitCode, allowed.stderr).toBe(0);
+    } finally {
+      await iamServer.stop();
+    }
+  });
+});
