@@ -3,52 +3,23 @@
 //   lds backup   vs  sqlite3 .backup (both databases) + tar cf + sha256sum
 //   lds verify   vs  sha256sum of the archive (single-core SHA-256 speed)
 //   lds-restore  vs  tar xf
-// Usage: npm run bench -- [--sizes 1,4] [--runs 3]      (sizes in GiB; results appended to bench/results/)
-import { execFileSync, spawnSync } from "node:child_process";
+// The baseline removes its intermediate snapshot like LDS removes its staging copy: both pay for the cleanup.
+// Usage: node bench/run.js [--sizes 1,4] [--runs 3]   (sizes in GiB; raw results in bench/results/)
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { arg, bench as benchRuns, fresh } from "./lib/measure.js";
 import { makeVolume } from "./make-volume.js";
+
+const bench = (argv, prepare) => benchRuns(runs, argv, { prepare });
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const work = path.join(here, ".work");
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
 const sizes = arg("sizes", "1").split(",").map(Number);
 const runs = Number(arg("runs", "3"));
 const lds = (...args) => ["node", path.join(root, "bin/lds.js"), ...args];
-
-/** Run a shell-free command under GNU time: wall seconds and peak RSS (largest process of the command). */
-function measure(argv) {
-  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", ...argv], { encoding: "utf8", maxBuffer: 1 << 26 });
-  if (result.status !== 0) throw new Error(`${argv.join(" ")} failed: ${result.stderr}`);
-  const [seconds, kib] = result.stderr.trim().split("\n").pop().split(" ").map(Number);
-  return { seconds, rssMiB: kib / 1024 };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-/** Run `prepare` then `argv` `runs` times; median time, max RSS. */
-function bench(argv, prepare = () => {}) {
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    prepare();
-    samples.push(measure(typeof argv === "function" ? argv() : argv));
-  }
-  return { seconds: median(samples.map((s) => s.seconds)), rssMiB: Math.max(...samples.map((s) => s.rssMiB)) };
-}
-
-const fresh = (dir) => {
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
-};
 const dirBytes = (dir) => fs.readdirSync(dir).reduce((sum, n) => sum + fs.statSync(path.join(dir, n)).size, 0);
 
 const rows = [];
@@ -65,7 +36,7 @@ for (const size of sizes) {
 
   const base = path.join(work, "baseline");
   const baseline = bench(
-    ["bash", "-c", `set -e; cd ${base}; sqlite3 ${volume}/lds.db ".backup lds.db"; sqlite3 ${volume}/vectors.db ".backup vectors.db"; cp ${volume}/secret.key .; tar cf ../baseline.tar lds.db vectors.db secret.key; sha256sum ../baseline.tar >/dev/null`],
+    ["bash", "-c", `set -e; cd ${base}; sqlite3 ${volume}/lds.db ".backup lds.db"; sqlite3 ${volume}/vectors.db ".backup vectors.db"; cp ${volume}/secret.key .; tar cf ../baseline.tar lds.db vectors.db secret.key; sha256sum ../baseline.tar >/dev/null; rm lds.db vectors.db secret.key`],
     () => fresh(base),
   );
 

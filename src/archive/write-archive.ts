@@ -31,9 +31,16 @@ export async function writeManifest(snapshot: Snapshot, createdAt: Date, appVers
  * Stream the staged snapshot as a tar, manifest first so a reader learns what it holds from the first few KB.
  * `portable` drops owner names and ids; gzip level 1 because the vectors barely compress (DESIGN §6).
  */
-export function archiveStream(stagingDir: string, gzip: boolean): Readable {
+export function archiveStream(stagingDir: string, gzip: boolean, onEntryWritten?: (relativePath: string) => void): Readable {
   const stream = tar.create(
-    { cwd: stagingDir, portable: true, gzip: gzip ? { level: 1 } : false, noDirRecurse: true, maxReadSize: 1024 * 1024 },
+    {
+      cwd: stagingDir,
+      portable: true,
+      gzip: gzip ? { level: 1 } : false,
+      noDirRecurse: true,
+      maxReadSize: 1024 * 1024,
+      onWriteEntry: (entry) => entry.on("end", () => onEntryWritten?.(entry.path)),
+    },
     [MANIFEST_PATH, ...Object.values(ARCHIVE_FILES)],
   );
   return stream as unknown as Readable;

@@ -28,9 +28,9 @@ export interface S3DestinationOptions {
   forcePathStyle?: boolean;
   /** Key prefix inside the bucket ("backups/lds"); archives are stored as <prefix>/<name>. @default "" */
   prefix?: string;
-  /** Smallest multipart part. It grows with the archive so that no upload needs more than 9,000 parts. @default 8 MiB */
+  /** Smallest multipart part. It grows with the archive so that no upload needs more than 9,000 parts. @default 16 MiB */
   minPartSize?: number;
-  /** Parts uploaded in parallel; memory is about partSize × (queueSize + 1). @default 4 */
+  /** Parts uploaded in parallel; memory is about partSize × (queueSize + 1). @default 2 */
   queueSize?: number;
 }
 
@@ -128,12 +128,12 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
           hint: "Another backup wrote that name in the same second; run the backup again.",
         });
       }
-      const partSize = Math.max(options.minPartSize ?? 8 * MiB, Math.ceil((opts.size ?? 0) / MAX_PARTS));
+      const partSize = Math.max(options.minPartSize ?? 16 * MiB, Math.ceil((opts.size ?? 0) / MAX_PARTS));
       const upload = new Upload({
         client,
         params: { Bucket: options.bucket, Key: keyOf(name), Body: body },
         partSize,
-        queueSize: options.queueSize ?? 4,
+        queueSize: options.queueSize ?? 2,
         leavePartsOnError: false,
       });
       const onAbort = () => void upload.abort().catch(() => {});

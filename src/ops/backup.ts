@@ -32,6 +32,8 @@ export interface BackupResult {
   libraries: number;
   partial: string[];
   durationMs: number;
+  /** Time spent snapshotting and hashing, then streaming to the destination: where a slow backup loses time. */
+  phases: { snapshotMs: number; writeMs: number };
   /** Archives removed by retention. */
   pruned: string[];
   /** Retention failed after the archive was safely written: reported, not fatal. */
@@ -67,13 +69,22 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     const manifest = await writeManifest(snapshot, createdAt);
     throwIfAborted(options.signal);
 
+    const snapshotDone = Date.now();
     const totalBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
     const meter = archiveMeter((bytes) => options.onProgress?.({ phase: "write", bytes, totalBytes }));
-    const tar = archiveStream(staging, options.gzip ?? false);
+    // Freeing a large, freshly written snapshot file costs about a second per GiB: remove each one as soon as the
+    // tar has read it, on the thread pool, while the next file streams.
+    const stagingDir = staging;
+    const removals: Array<Promise<void>> = [];
+    const tar = archiveStream(stagingDir, options.gzip ?? false, (rel) =>
+      removals.push(fs.promises.rm(path.join(stagingDir, rel), { force: true }).catch(() => {})),
+    );
     tar.on("error", (err) => meter.destroy(err));
     // The size lets an S3 upload pick a part size that stays under the 10,000-part limit (tar adds little).
     const sizeHint = Math.ceil(totalBytes * 1.01) + 1024 * 1024;
     const info = await options.destination.put(name, tar.pipe(meter), { signal: options.signal, size: sizeHint });
+    await Promise.all(removals);
+    const writeDone = Date.now();
     const retention = await applyRetention(options.destination, options.keep);
     return {
       name: info.name,
@@ -85,6 +96,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       libraries: manifest.libraries.length,
       partial: manifest.partial,
       durationMs: Date.now() - started,
+      phases: { snapshotMs: snapshotDone - started, writeMs: writeDone - snapshotDone },
       ...retention,
     };
   } catch (err) {
