@@ -25,6 +25,8 @@ export const EXIT = {
   destination: 8,
   secrets: 9,
   forbidden: 10,
+  /** `lds serve` asks its supervisor (systemd Restart=on-failure) to start it again: a staged restore is waiting. */
+  restart: 75,
   interrupted: 130,
 } as const;
 
@@ -45,6 +47,12 @@ const TABLE = {
   duplicate_repo: { status: 409, exit: EXIT.usage, summary: "the private repository is already in the team" },
   rate_limit_exceeded: { status: 429, exit: EXIT.busy, summary: "rate limit exceeded" },
   route_not_found: { status: 404, exit: EXIT.notFound, summary: "no such endpoint" },
+  license_expired: { status: 403, exit: EXIT.forbidden, summary: "the licence has expired; the public API is closed" },
+  license_invalid: { status: 403, exit: EXIT.forbidden, summary: "the licence cannot be read" },
+  not_authenticated: { status: 401, exit: EXIT.forbidden, summary: "no valid admin session" },
+  login_failed: { status: 401, exit: EXIT.forbidden, summary: "wrong username or password" },
+  not_downloadable: { status: 409, exit: EXIT.usage, summary: "the archive is not at a local destination" },
+  payload_too_large: { status: 413, exit: EXIT.usage, summary: "the upload is larger than the configured limit" },
   internal_error: { status: 500, exit: EXIT.internal, summary: "unexpected internal error" },
   timeout: { status: 504, exit: EXIT.internal, summary: "processing timed out" },
 

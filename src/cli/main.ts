@@ -70,6 +70,20 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command("backup", "Back up the data volume into one archive (also: lds-backup)", backup.builder, backup.handler)
     .command("restore <archive>", "Restore the data volume from an archive (also: lds-restore)", restore.builder, restore.handler)
+    .command("admin", "Manage admin accounts of the dashboard and /api", (y) =>
+      y
+        .command(
+          "create",
+          "Create an admin (password from $LDS_ADMIN_PASSWORD, --password-stdin, or a prompt)",
+          (c) =>
+            c
+              .option("data-dir", dataDirOption)
+              .option("username", { type: "string", demandOption: true, describe: "The admin's username" })
+              .option("password-stdin", { type: "boolean", default: false, describe: "Read the password from standard input" }),
+          lazy(() => import("./commands/admin-create.js")),
+        )
+        .demandCommand(1, "Name a subcommand: lds admin create --username NAME."),
+    )
     .command("backups", "List or prune the archives at a destination", (y) =>
       y
         .command("list", "List archives, newest first", from, lazy(() => import("./commands/backups-list.js")))
@@ -110,7 +124,7 @@ function exitCodeHelp(): string {
   const byExit = new Map<number, string[]>();
   for (const row of errorTable()) byExit.set(row.exit, [...(byExit.get(row.exit) ?? []), row.code]);
   const lines = [...byExit.entries()].sort(([a], [b]) => a - b).map(([exit, codes]) => `  ${String(exit).padStart(3)}  ${codes.join(", ")}`);
-  return ["Exit codes:", `    ${EXIT.ok}  success`, ...lines, "", "Docs: docs/errors.md (what each code means and what to do)."].join("\n");
+  return ["Exit codes:", `    ${EXIT.ok}  success`, ...lines, `   ${EXIT.restart}  lds serve restarting to apply a staged restore (for systemd Restart=on-failure)`, "", "Docs: docs/errors.md (what each code means and what to do)."].join("\n");
 }
 
 /** Parse argv, run one command, print any error and exit. The only place the process exits. */

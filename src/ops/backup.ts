@@ -8,6 +8,7 @@ import { LdsError } from "../errors.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
 import { archiveStream, writeManifest } from "../archive/write-archive.js";
 import { snapshotVolume } from "../snapshot/snapshot-volume.js";
+import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
 
@@ -19,6 +20,8 @@ export interface BackupOptions {
   /** After a successful backup, keep only the newest N archives at the destination. @default undefined (keep all) */
   keep?: number;
   signal?: AbortSignal;
+  /** backup.lock already taken by the caller (the server checks it before answering 202); released at the end. */
+  lock?: HeldLock;
   onProgress?: (progress: { phase: "snapshot" | "write"; bytes: number; totalBytes: number }) => void;
 }
 
@@ -56,7 +59,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     });
   }
   if (options.keep !== undefined) assertKeep(options.keep);
-  const lock = lockBackup(volume);
+  const lock = options.lock ?? lockBackup(volume);
   let staging: string | undefined;
   try {
     removeAbandonedStaging(volume.root);

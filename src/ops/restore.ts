@@ -33,6 +33,8 @@ export interface RestoreOptions {
   confirm: (manifest: Manifest) => Promise<boolean>;
   signal?: AbortSignal;
   onProgress?: (bytes: number, totalBytes: number) => void;
+  /** The caller (a starting server applying a staged restore) already holds server.lock. */
+  underServerLock?: boolean;
 }
 
 export interface RestoreResult {
@@ -53,7 +55,7 @@ export interface RestoreResult {
 export async function restore(options: RestoreOptions): Promise<RestoreResult> {
   const volume = dataVolume(options.dataDir);
   ensureDirectory(volume.root);
-  const lock = lockVolumeExclusive(volume, "restore");
+  const lock = options.underServerLock ? null : lockVolumeExclusive(volume, "restore");
   let work: string | undefined;
   try {
     const recovery = recoverInterruptedRestore(volume);
@@ -106,7 +108,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
     };
   } finally {
     if (work) fs.rmSync(work, { recursive: true, force: true });
-    lock.release();
+    lock?.release();
   }
 }
 

@@ -1,10 +1,19 @@
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import pino, { type Logger } from "pino";
-import { dataVolume } from "../config/data-volume.js";
-import { fromSystemError } from "../errors.js";
-import { buildApp } from "../server/app.js";
+import { hashPassword } from "../admin/passwords.js";
+import { dataVolume, type DataVolume } from "../config/data-volume.js";
+import { fromSystemError, isLdsError } from "../errors.js";
+import { loadLicence } from "../licence/licence.js";
+import { buildApp, type AppSettings } from "../server/app.js";
+import { countAdmins, insertAdmin } from "../store/admins.js";
+import type { HeldLock } from "../volume/lock-file.js";
 import { lockVolumeExclusive } from "../volume/volume-locks.js";
-import { ensureDirectory, openVolume } from "./open-volume.js";
+import { createBackupRunner } from "./backup-runner.js";
+import { ensureDirectory, openVolume, type OpenVolume } from "./open-volume.js";
 import { describeRecovery, recoverInterruptedRestore } from "./restore-journal.js";
+import { applyStagedRestore } from "./staged-restore.js";
 
 export interface ServeOptions {
   dataDir: string;
@@ -13,45 +22,67 @@ export interface ServeOptions {
   /** @default 3000 */
   port?: number;
   logger?: Logger;
+  /** Wait this long for server.lock (a restarting predecessor still closing). @default 0 */
+  waitForLockMs?: number;
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningServer {
   url: string;
   logger: Logger;
-  /** Stop accepting requests, finish those in flight, close the volume and release server.lock. */
+  /** Resolves with the reason when the server asks to be restarted (a staged restore). */
+  restartRequested: Promise<string>;
+  /** Stop accepting requests, finish those in flight, stop backups, close the volume, release server.lock. */
   close(): Promise<void>;
 }
 
-/** Take the volume, open it and listen. Every step undoes the previous ones when a later one fails. */
+/** Take the volume, apply a staged or interrupted restore, open it and listen. Each step undoes the earlier ones on failure. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
+  const env = options.env ?? process.env;
   const logger = options.logger ?? createLogger();
   const volume = dataVolume(options.dataDir);
   ensureDirectory(volume.root);
-  const lock = lockVolumeExclusive(volume, "server");
-  let opened: ReturnType<typeof openVolume> | undefined;
+  const lock = await takeVolume(volume, options.waitForLockMs ?? 0);
+  let opened: OpenVolume | undefined;
   try {
-    // An interrupted lds-restore is finished before anything reads the volume.
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
+    await applyStaged(volume, logger);
+    fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
     opened = openVolume(volume.root);
-    const app = buildApp({ volume: opened, logger });
+    await bootstrapAdmin(opened, env, logger);
+    const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
+    let requestRestart: (reason: string) => void = () => {};
+    const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));
+    const app = buildApp({
+      volume: opened,
+      logger,
+      runner,
+      licence: () => loadLicence(volume.root, env),
+      requestRestart: (reason) => requestRestart(reason),
+      settings: appSettings(env),
+    });
     const host = options.host ?? "127.0.0.1";
     const port = options.port ?? 3000;
     try {
       await app.listen({ host, port });
     } catch (err) {
       await app.close();
+      await runner.close();
       throw fromSystemError(err, `${host}:${port}`);
     }
     const address = app.server.address();
     const url = typeof address === "object" && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
-    logger.info({ dataDir: volume.root, url }, "LDS is serving");
-    const volumeHandle = opened;
+    const licence = loadLicence(volume.root, env);
+    logger.info({ dataDir: volume.root, url, licence: licence.state, licenceExpiresAt: licence.expiresAt }, "LDS is serving");
+    const handle = opened;
     return {
       url,
       logger,
+      restartRequested,
       async close() {
         await app.close();
-        volumeHandle.close();
+        await runner.close();
+        handle.close();
         lock.release();
         logger.info("LDS stopped");
       },
@@ -63,10 +94,53 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   }
 }
 
-/** JSON logs on stdout; secrets are redacted should a header ever be logged. */
+async function takeVolume(volume: DataVolume, waitMs: number): Promise<HeldLock> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return lockVolumeExclusive(volume, "server");
+    } catch (err) {
+      if (!isLdsError(err, "volume_locked") || Date.now() >= until) throw err;
+      await sleep(100);
+    }
+  }
+}
+
+async function applyStaged(volume: DataVolume, logger: Logger): Promise<void> {
+  const outcome = await applyStagedRestore(volume);
+  if (outcome.applied) {
+    const { source, preRestoreDir, requeued, manifest } = outcome.applied;
+    logger.warn({ source, createdAt: manifest.createdAt, preRestoreDir, requeued }, `Applied the staged restore of ${source}; the previous data is in ${preRestoreDir}.`);
+  }
+  if (outcome.failed) {
+    logger.error(outcome.failed, `The staged restore of ${outcome.failed.source} failed and was not applied; starting on the current data. The archive is kept in ${outcome.failed.keptIn}.`);
+  }
+}
+
+/** The first admin, from LDS_ADMIN_PASSWORD (username LDS_ADMIN_USERNAME, default "admin"), only while there is none. */
+async function bootstrapAdmin(opened: OpenVolume, env: NodeJS.ProcessEnv, logger: Logger): Promise<void> {
+  if (!env.LDS_ADMIN_PASSWORD || countAdmins(opened.db) > 0) return;
+  const username = env.LDS_ADMIN_USERNAME || "admin";
+  insertAdmin(opened.db, username, await hashPassword(env.LDS_ADMIN_PASSWORD));
+  logger.warn({ username }, "Created the first admin from LDS_ADMIN_PASSWORD; unset it now.");
+}
+
+function appSettings(env: NodeJS.ProcessEnv): AppSettings {
+  return {
+    sessionTtlSeconds: Number(env.LDS_SESSION_TTL_SECONDS) || 12 * 3600,
+    loginAttemptsPerMinute: Number(env.LDS_LOGIN_ATTEMPTS_PER_MINUTE) || 10,
+    uploadLimitBytes: Number(env.LDS_RESTORE_UPLOAD_MAX_BYTES) || 16 * 1024 ** 3,
+    trustProxy: env.LDS_TRUST_PROXY === "true",
+  };
+}
+
+/** JSON logs on stdout; secrets are redacted should a header or a config body ever be logged. */
 export function createLogger(level = process.env.LDS_LOG_LEVEL ?? "info"): Logger {
   return pino({
     level,
-    redact: { paths: ["req.headers.authorization", "req.headers.cookie", "*.gitToken", "*.secretAccessKey"], censor: "[redacted]" },
+    redact: {
+      paths: ["req.headers.authorization", "req.headers.cookie", "*.gitToken", "*.secretAccessKey", "*.password"],
+      censor: "[redacted]",
+    },
   });
 }

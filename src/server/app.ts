@@ -1,19 +1,45 @@
+import cookie from "@fastify/cookie";
+import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { LdsError } from "../errors.js";
+import { assertLicenceAllowsPublicApi, type Licence } from "../licence/licence.js";
+import type { BackupRunner } from "../ops/backup-runner.js";
 import type { OpenVolume } from "../ops/open-volume.js";
+import { authRoutes } from "./routes/auth.js";
+import { backupRoutes } from "./routes/backup.js";
 import { healthRoutes } from "./routes/health.js";
+import { restoreRoutes } from "./routes/restore.js";
+
+export interface AppSettings {
+  /** @default 12 hours */
+  sessionTtlSeconds: number;
+  /** @default 10 */
+  loginAttemptsPerMinute: number;
+  /** @default 16 GiB */
+  uploadLimitBytes: number;
+  /** Trust X-Forwarded-* from a reverse proxy (for the Secure cookie flag behind https). @default false */
+  trustProxy: boolean;
+}
 
 export interface AppOptions {
   volume: OpenVolume;
   logger: Logger;
+  runner: BackupRunner;
+  licence: () => Licence;
+  requestRestart: (reason: string) => void;
+  settings: AppSettings;
 }
 
+/** Public API prefixes closed by an expired licence; /api (admin, backups, health) never is. */
+const PUBLIC_API = /^\/v\d+\//;
+
 /** The HTTP shell: routes call the core and turn LdsError into a status and `{error, message}`. */
-export function buildApp({ volume, logger }: AppOptions): FastifyInstance {
+export function buildApp({ volume, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
+    trustProxy: settings.trustProxy,
   });
 
   app.setErrorHandler((err, request, reply) => {
@@ -21,10 +47,14 @@ export function buildApp({ volume, logger }: AppOptions): FastifyInstance {
       if (err.status >= 500) request.log.error({ code: err.code, err: err.message }, "request failed");
       return reply.status(err.status).send({ error: err.code, message: err.message });
     }
-    const status = (err as { statusCode?: number }).statusCode;
-    if (status && status >= 400 && status < 500) {
+    const e = err as { statusCode?: number; validation?: unknown; message: string };
+    if (e.validation) {
+      return reply.status(400).send({ error: "validation_error", message: e.message.replace(/^body\/?/, "").replace(/\//g, ".").trim() || e.message });
+    }
+    if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
       // Fastify's own client errors (bad JSON, body too large): keep their status, use our body shape.
-      return reply.status(status).send({ error: "validation_error", message: (err as Error).message });
+      const code = e.statusCode === 413 ? "payload_too_large" : "validation_error";
+      return reply.status(e.statusCode).send({ error: code, message: e.message });
     }
     request.log.error({ err }, "unexpected error");
     return reply.status(500).send({ error: "internal_error", message: "Internal error; the server log has details." });
@@ -34,6 +64,19 @@ export function buildApp({ volume, logger }: AppOptions): FastifyInstance {
     reply.status(404).send({ error: "route_not_found", message: `No endpoint ${request.method} ${request.url}.` }),
   );
 
+  app.addHook("onRequest", async (request) => {
+    if (PUBLIC_API.test(request.url)) assertLicenceAllowsPublicApi(licence());
+  });
+
+  app.register(cookie);
+  app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new LdsError("rate_limit_exceeded", `Too many requests: ${context.max} per ${context.after}. Try again in ${Math.ceil(context.ttl / 1000)} s.`),
+  });
   app.register(healthRoutes, { volume });
+  app.register(authRoutes, { volume, sessionTtlSeconds: settings.sessionTtlSeconds, loginAttemptsPerMinute: settings.loginAttemptsPerMinute });
+  app.register(backupRoutes, { volume, runner });
+  app.register(restoreRoutes, { volume, uploadLimitBytes: settings.uploadLimitBytes, requestRestart });
   return app;
 }

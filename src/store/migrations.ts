@@ -118,6 +118,26 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO snippets_fts (snippets_fts) VALUES ('rebuild');
     `,
   },
+  {
+    version: 4,
+    name: "admin-accounts-and-sessions",
+    sql: `
+      CREATE TABLE admins (
+        id INTEGER PRIMARY KEY,
+        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      -- Only a hash of each session token is stored: a copy of the database (or a backup) opens no session.
+      CREATE TABLE admin_sessions (
+        token_hash TEXT PRIMARY KEY,
+        admin_id INTEGER NOT NULL REFERENCES admins(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX admin_sessions_by_expiry ON admin_sessions(expires_at);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

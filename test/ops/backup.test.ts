@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import Database from "better-sqlite3";
+import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { describe, expect, it } from "vitest";
 import { openVolume } from "../../src/ops/open-volume.js";
 import { getSecret } from "../../src/store/secrets-table.js";
@@ -18,7 +19,7 @@ describe("lds backup", () => {
     const result = await runCli("backup", ["--data-dir", dataDir, "--to", out, "--json"]);
     expect(result.exitCode, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ libraries: 2, partial: [], schemaVersion: 3 });
+    expect(report).toMatchObject({ libraries: 2, partial: [], schemaVersion: LATEST_SCHEMA_VERSION });
     expect(report.name).toMatch(/^lds-backup-\d{8}T\d{6}Z\.tar$/);
     expect(typeof report.durationMs).toBe("number");
     const archive = path.join(out, report.name);
@@ -41,7 +42,7 @@ describe("lds backup", () => {
 
     const verified = await runCli("lds", ["verify", archive, "--json"]);
     expect(verified.exitCode, verified.stderr).toBe(0);
-    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, schemaVersion: 3, compatibility: { restorable: true } });
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, schemaVersion: LATEST_SCHEMA_VERSION, compatibility: { restorable: true } });
 
     const target = tempDir();
     const restored = await runCli("restore", [archive, "--data-dir", target, "--yes"]);

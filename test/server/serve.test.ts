@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { describe, expect, it } from "vitest";
 import { spawnCli, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
@@ -27,7 +28,7 @@ describe("lds serve", () => {
       const health = await fetch(`${url}/api/health`);
       expect(health.status).toBe(200);
       const body = (await health.json()) as Record<string, unknown>;
-      expect(body).toMatchObject({ status: "ok", schemaVersion: 3 });
+      expect(body).toMatchObject({ status: "ok", schemaVersion: LATEST_SCHEMA_VERSION });
       expect(typeof body.version).toBe("string");
 
       const missing = await fetch(`${url}/api/nope`);

@@ -1,24 +1,50 @@
+import { spawn } from "node:child_process";
 import { resolveDataDir } from "../../config/data-volume.js";
+import { EXIT } from "../../errors.js";
 import { serve } from "../../ops/serve.js";
 
+/**
+ * Runs until SIGTERM/SIGINT (exit 0) or until the server asks for a restart to apply a staged restore: under a
+ * supervisor (systemd sets INVOCATION_ID; or LDS_SUPERVISED=1) it exits with 75 and is started again; alone, it
+ * starts its own successor, which waits for server.lock, and exits 0. See docs/operations.md.
+ */
 export async function run(argv: { dataDir?: string; host: string; port: number }): Promise<number> {
-  const server = await serve({ dataDir: resolveDataDir(argv.dataDir), host: argv.host, port: argv.port });
-  // Resolve only once a signal has closed the server, so that `main` exits after a clean shutdown.
+  const server = await serve({
+    dataDir: resolveDataDir(argv.dataDir),
+    host: argv.host,
+    port: argv.port,
+    waitForLockMs: Number(process.env.LDS_RESTART_WAIT_MS) || 0,
+  });
   return new Promise((resolve) => {
     let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
+    const stop = async (why: string, code: number, then?: () => void) => {
       if (stopping) return;
       stopping = true;
-      server.logger.info({ signal }, "shutting down");
-      server.close().then(
-        () => resolve(0),
-        (err) => {
-          server.logger.error({ err }, "shutdown failed");
-          resolve(1);
-        },
-      );
+      server.logger.info({ why }, "shutting down");
+      try {
+        await server.close();
+        then?.();
+        resolve(code);
+      } catch (err) {
+        server.logger.error({ err }, "shutdown failed");
+        resolve(EXIT.internal);
+      }
     };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+    process.once("SIGTERM", () => void stop("SIGTERM", EXIT.ok));
+    process.once("SIGINT", () => void stop("SIGINT", EXIT.ok));
+    void server.restartRequested.then((reason) => {
+      if (process.env.INVOCATION_ID || process.env.LDS_SUPERVISED === "1") {
+        server.logger.warn({ reason }, `restarting: exiting with ${EXIT.restart} for the supervisor to start LDS again`);
+        return stop(reason, EXIT.restart);
+      }
+      server.logger.warn({ reason }, "restarting: starting a new server process on the same volume");
+      return stop(reason, EXIT.ok, () => {
+        spawn(process.execPath, process.argv.slice(1), {
+          detached: true,
+          stdio: "inherit",
+          env: { ...process.env, LDS_RESTART_WAIT_MS: "30000" },
+        }).unref();
+      });
+    });
   });
 }

@@ -1,0 +1,40 @@
+import prompts from "prompts";
+import { hashPassword, assertAcceptable } from "../../admin/passwords.js";
+import { resolveDataDir } from "../../config/data-volume.js";
+import { LdsError } from "../../errors.js";
+import { openVolume } from "../../ops/open-volume.js";
+import { insertAdmin } from "../../store/admins.js";
+
+export async function run(argv: { dataDir?: string; username: string; passwordStdin: boolean }): Promise<number> {
+  const password = await readPassword(argv.passwordStdin);
+  assertAcceptable(password);
+  const volume = openVolume(resolveDataDir(argv.dataDir));
+  try {
+    insertAdmin(volume.db, argv.username, await hashPassword(password));
+  } finally {
+    volume.close();
+  }
+  process.stdout.write(`Created admin ${argv.username}. Log in with POST /api/auth/login.\n`);
+  return 0;
+}
+
+/** Never from a flag's value: command lines are visible in `ps` and shell history. */
+async function readPassword(fromStdin: boolean): Promise<string> {
+  if (fromStdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  }
+  if (process.env.LDS_ADMIN_PASSWORD) return process.env.LDS_ADMIN_PASSWORD;
+  if (!process.stdin.isTTY) {
+    throw new LdsError("confirmation_required", "No password given and no terminal to ask on.", {
+      hint: "Pipe it in with --password-stdin, or set LDS_ADMIN_PASSWORD.",
+    });
+  }
+  const answers = await prompts([
+    { type: "password", name: "first", message: "Password (12 characters or more)" },
+    { type: "password", name: "second", message: "Repeat the password" },
+  ]);
+  if (!answers.first || answers.first !== answers.second) throw new LdsError("validation_error", "The two passwords differ (or none was given).");
+  return answers.first as string;
+}

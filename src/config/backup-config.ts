@@ -1,0 +1,120 @@
+import type Database from "better-sqlite3";
+import { Cron } from "croner";
+import { LdsError } from "../errors.js";
+import { getSecret, hasSecret, putSecret } from "../store/secrets-table.js";
+import { getSetting, setSetting } from "../store/settings.js";
+
+/** The backup configuration as stored and as GET /api/backup/config answers (the secret is never included). */
+export interface BackupConfig {
+  destination: LocalDestinationConfig | S3DestinationConfig;
+  schedule: { preset: SchedulePreset; cron: string | null; timezone: string };
+  /** Keep the newest N archives after each successful backup; null keeps all. */
+  retention: { keep: number | null };
+  compression: "none" | "gzip";
+}
+export interface LocalDestinationConfig {
+  type: "local";
+  /** Absolute path; null means <data-dir>/backups. */
+  path: string | null;
+}
+export interface S3DestinationConfig {
+  type: "s3";
+  bucket: string;
+  region: string;
+  endpoint: string | null;
+  forcePathStyle: boolean;
+  prefix: string;
+  accessKeyId: string | null;
+  /** Read-only: whether a secret access key is stored (sealed). */
+  secretAccessKeySet?: boolean;
+}
+export type SchedulePreset = "off" | "daily" | "every-6-hours" | "weekly" | "custom";
+
+/** What each preset runs. Daily and weekly at 03:00 in the schedule's timezone, off the hour rush of other jobs. */
+export const PRESET_CRON: Record<Exclude<SchedulePreset, "off" | "custom">, string> = {
+  daily: "0 3 * * *",
+  "every-6-hours": "0 */6 * * *",
+  weekly: "0 3 * * 0",
+};
+
+export const DEFAULT_BACKUP_CONFIG: BackupConfig = {
+  destination: { type: "local", path: null },
+  schedule: { preset: "off", cron: null, timezone: "UTC" },
+  retention: { keep: null },
+  compression: "none",
+};
+
+const SETTING = "backup.config";
+const S3_SECRET = "backup.s3.secretAccessKey";
+
+export function loadBackupConfig(db: Database.Database): BackupConfig {
+  const stored = getSetting(db, SETTING);
+  const config: BackupConfig = stored ? (JSON.parse(stored) as BackupConfig) : structuredClone(DEFAULT_BACKUP_CONFIG);
+  if (config.destination.type === "s3") config.destination.secretAccessKeySet = hasSecret(db, S3_SECRET);
+  return config;
+}
+
+/** The S3 secret, unsealed, for the driver only: it never leaves the process. */
+export function loadS3Secret(db: Database.Database, key: Buffer): string | undefined {
+  return getSecret(db, key, S3_SECRET);
+}
+
+/**
+ * Validate and store an update. `secretAccessKey` is write-only: given, it is sealed; absent, the stored one is kept;
+ * an empty string removes it (back to the default credential chain). The request body has already passed the
+ * JSON schema; this checks what a schema cannot (the cron expression, the timezone).
+ */
+export function saveBackupConfig(
+  db: Database.Database,
+  key: Buffer,
+  update: BackupConfig & { destination: { secretAccessKey?: string } },
+): BackupConfig {
+  const { schedule } = update;
+  if (schedule.preset === "custom") {
+    if (!schedule.cron) throw invalid("schedule.cron", "is required when schedule.preset is \"custom\"");
+    checkCron(schedule.cron, schedule.timezone);
+  } else {
+    checkCron(schedule.preset === "off" ? "0 3 * * *" : PRESET_CRON[schedule.preset], schedule.timezone);
+  }
+  const { secretAccessKey, secretAccessKeySet: _ignored, ...destination } = update.destination as S3DestinationConfig & { secretAccessKey?: string };
+  const toStore: BackupConfig = { ...update, destination: destination as BackupConfig["destination"], schedule: { ...schedule, cron: schedule.preset === "custom" ? schedule.cron : null } };
+  db.transaction(() => {
+    setSetting(db, SETTING, JSON.stringify(toStore));
+    if (destination.type === "s3" && secretAccessKey !== undefined) {
+      if (secretAccessKey === "") db.prepare("DELETE FROM secrets WHERE name = ?").run(S3_SECRET);
+      else putSecret(db, key, S3_SECRET, secretAccessKey);
+    }
+  })();
+  return loadBackupConfig(db);
+}
+
+/** The cron expression a schedule runs, or null when it is off. */
+export function scheduleCron(config: BackupConfig): string | null {
+  const { preset, cron } = config.schedule;
+  if (preset === "off") return null;
+  return preset === "custom" ? cron : PRESET_CRON[preset];
+}
+
+function checkCron(expression: string, timezone: string): void {
+  try {
+    new Cron(expression, { timezone, paused: true }).stop();
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/timezone|time zone/i.test(message)) throw invalid("schedule.timezone", `"${timezone}" is not a known IANA timezone`);
+    throw invalid("schedule.cron", `"${expression}" is not a valid cron expression (${message})`);
+  }
+  if (!isTimezone(timezone)) throw invalid("schedule.timezone", `"${timezone}" is not a known IANA timezone`);
+}
+
+function isTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function invalid(field: string, what: string): LdsError {
+  return new LdsError("validation_error", `${field} ${what}.`, { hint: "Correct that field and send the configuration again." });
+}

@@ -1,0 +1,55 @@
+import fs from "node:fs";
+import path from "node:path";
+import { LdsError } from "../errors.js";
+
+/**
+ * The licence: `{"licensee": "…", "expiresAt": "2027-01-01T00:00:00Z"}`, from LDS_LICENSE (the JSON itself, or
+ * base64 of it) or else <data-dir>/license.json. No licence means the community edition, which never expires.
+ * An expired or unreadable licence closes the public API (403) and nothing else: login, backups and restores keep
+ * working, so that an operator can always save and move their data (spec: backup endpoints work when expired).
+ */
+export interface Licence {
+  state: "community" | "valid" | "expired" | "invalid";
+  licensee: string | null;
+  expiresAt: string | null;
+  source: string | null;
+  problem: string | null;
+}
+
+export function loadLicence(dataDir: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): Licence {
+  const file = path.join(dataDir, "license.json");
+  let raw: string | undefined;
+  let source: string | null = null;
+  if (env.LDS_LICENSE) {
+    raw = env.LDS_LICENSE.trim().startsWith("{") ? env.LDS_LICENSE : Buffer.from(env.LDS_LICENSE, "base64").toString("utf8");
+    source = "LDS_LICENSE";
+  } else if (fs.existsSync(file)) {
+    raw = fs.readFileSync(file, "utf8");
+    source = file;
+  }
+  if (raw === undefined) return { state: "community", licensee: null, expiresAt: null, source: null, problem: null };
+  try {
+    const parsed = JSON.parse(raw) as { licensee?: unknown; expiresAt?: unknown };
+    const expires = typeof parsed.expiresAt === "string" ? Date.parse(parsed.expiresAt) : NaN;
+    if (typeof parsed.licensee !== "string" || Number.isNaN(expires)) throw new Error("needs licensee and expiresAt");
+    return {
+      state: expires > now.getTime() ? "valid" : "expired",
+      licensee: parsed.licensee,
+      expiresAt: new Date(expires).toISOString(),
+      source,
+      problem: null,
+    };
+  } catch (err) {
+    return { state: "invalid", licensee: null, expiresAt: null, source, problem: (err as Error).message };
+  }
+}
+
+/** Throw the error the public API answers with, if the licence does not allow it now. */
+export function assertLicenceAllowsPublicApi(licence: Licence, now = new Date()): void {
+  if (licence.state === "invalid") {
+    throw new LdsError("license_invalid", `The licence in ${licence.source} cannot be read (${licence.problem}); the public API is closed.`);
+  }
+  if (licence.expiresAt && Date.parse(licence.expiresAt) <= now.getTime()) {
+    throw new LdsError("license_expired", `The licence of ${licence.licensee} expired on ${licence.expiresAt}; the public API is closed. Backups and the admin API keep working.`);
+  }
+}

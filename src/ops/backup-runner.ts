@@ -1,0 +1,163 @@
+import type Database from "better-sqlite3";
+import { Cron } from "croner";
+import type { Logger } from "pino";
+import { loadBackupConfig, scheduleCron } from "../config/backup-config.js";
+import { dataVolume } from "../config/data-volume.js";
+import { isLdsError, LdsError } from "../errors.js";
+import { getSetting, setSetting } from "../store/settings.js";
+import { lockBackup } from "../volume/volume-locks.js";
+import { backup, type BackupResult } from "./backup.js";
+import { configuredDestination } from "./configured-destination.js";
+
+export type Trigger = "api" | "schedule";
+
+export interface LastResult {
+  trigger: Trigger;
+  startedAt: string;
+  finishedAt: string;
+  ok: boolean;
+  archive?: string;
+  location?: string;
+  size?: number;
+  sha256?: string;
+  libraries?: number;
+  durationMs: number;
+  pruned?: string[];
+  pruneError?: string | null;
+  error?: { code: string; message: string };
+}
+
+export interface BackupStatus {
+  running: boolean;
+  progress: { trigger: Trigger; startedAt: string; phase: string; bytes: number; totalBytes: number } | null;
+  nextRun: string | null;
+  lastResult: LastResult | null;
+  lastSkipped: { at: string; reason: string } | null;
+}
+
+export interface BackupRunner {
+  /** Start a backup in the background; throws `backup_running` at once when one runs (here or in another process). */
+  start(trigger: Trigger): { startedAt: string };
+  status(): BackupStatus;
+  /** Re-read the schedule from the stored configuration: a change takes effect without a restart. */
+  reschedule(): void;
+  /** Resolves when the running backup (if any) has finished. */
+  idle(): Promise<void>;
+  /** Stop the schedule and interrupt a running backup, waiting for its cleanup. */
+  close(): Promise<void>;
+}
+
+const LAST_RESULT = "backup.last_result";
+const LAST_SKIPPED = "backup.last_skipped";
+
+/** The server's backups: the same `backup` use case and backup.lock as `lds backup`, so cron and server never overlap. */
+export function createBackupRunner(options: { dataDir: string; db: Database.Database; key: Buffer; logger: Logger }): BackupRunner {
+  const { dataDir, db, key, logger } = options;
+  let running: { controller: AbortController; promise: Promise<void>; progress: NonNullable<BackupStatus["progress"]> } | null = null;
+  let cron: Cron | null = null;
+  const readJson = <T>(name: string): T | null => {
+    const value = getSetting(db, name);
+    return value ? (JSON.parse(value) as T) : null;
+  };
+
+  function start(trigger: Trigger): { startedAt: string } {
+    if (running) {
+      throw new LdsError("backup_running", `A backup started by ${running.progress.trigger} at ${running.progress.startedAt} is still running.`, {
+        hint: "Wait for it to finish; GET /api/backup/status shows its progress.",
+      });
+    }
+    // Taken before answering, so that a backup run by cron's lds-backup is reported as a conflict right away.
+    const lock = lockBackup(dataVolume(dataDir));
+    const startedAt = new Date().toISOString();
+    const controller = new AbortController();
+    const progress = { trigger, startedAt, phase: "starting", bytes: 0, totalBytes: 0 };
+    const promise = (async () => {
+      const config = loadBackupConfig(db);
+      try {
+        const destination = await configuredDestination(config, dataDir, db, key);
+        const result = await backup({
+          dataDir,
+          destination,
+          gzip: config.compression === "gzip",
+          keep: config.retention.keep ?? undefined,
+          lock,
+          signal: controller.signal,
+          onProgress: (p) => Object.assign(progress, p),
+        });
+        record(success(trigger, startedAt, result));
+        logger.info({ archive: result.name, size: result.size, durationMs: result.durationMs, trigger }, "backup finished");
+      } catch (err) {
+        lock.release();
+        const error = isLdsError(err) ? { code: err.code, message: err.message } : { code: "internal_error", message: (err as Error).message };
+        record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
+        logger.error({ error, trigger }, "backup failed");
+      } finally {
+        running = null;
+      }
+    })();
+    running = { controller, promise, progress };
+    return { startedAt };
+  }
+
+  function record(result: LastResult): void {
+    setSetting(db, LAST_RESULT, JSON.stringify(result));
+  }
+
+  function onSchedule(): void {
+    try {
+      start("schedule");
+    } catch (err) {
+      const reason = isLdsError(err) ? err.message : String(err);
+      setSetting(db, LAST_SKIPPED, JSON.stringify({ at: new Date().toISOString(), reason }));
+      logger.warn({ reason }, "scheduled backup skipped");
+    }
+  }
+
+  function reschedule(): void {
+    cron?.stop();
+    cron = null;
+    const config = loadBackupConfig(db);
+    const expression = scheduleCron(config);
+    if (expression) cron = new Cron(expression, { timezone: config.schedule.timezone, protect: true }, onSchedule);
+  }
+
+  reschedule();
+  return {
+    start,
+    reschedule,
+    status: () => ({
+      running: running !== null,
+      progress: running ? { ...running.progress } : null,
+      nextRun: cron?.nextRun()?.toISOString() ?? null,
+      lastResult: readJson<LastResult>(LAST_RESULT),
+      lastSkipped: readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
+    }),
+    async idle() {
+      await running?.promise;
+    },
+    async close() {
+      cron?.stop();
+      if (running) {
+        running.controller.abort();
+        await running.promise;
+      }
+    },
+  };
+}
+
+function success(trigger: Trigger, startedAt: string, r: BackupResult): LastResult {
+  return {
+    trigger,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    ok: true,
+    archive: r.name,
+    location: r.location,
+    size: r.size,
+    sha256: r.sha256,
+    libraries: r.libraries,
+    durationMs: r.durationMs,
+    pruned: r.pruned,
+    pruneError: r.pruneError,
+  };
+}

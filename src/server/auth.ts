@@ -1,0 +1,27 @@
+import "@fastify/cookie";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+import { sessionAdmin } from "../store/admins.js";
+
+export const SESSION_COOKIE = "lds_session";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    admin?: { id: number; username: string };
+  }
+}
+
+/** preHandler for every admin endpoint: a valid, unexpired session cookie, else 401 with our error body. */
+export function requireAdmin(db: Database.Database) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    const admin = token ? sessionAdmin(db, token) : undefined;
+    if (!admin) {
+      throw new LdsError("not_authenticated", token ? "The admin session has expired or was logged out." : "This endpoint needs an admin session.", {
+        hint: "POST /api/auth/login with {username, password} to get one.",
+      });
+    }
+    request.admin = admin;
+  };
+}

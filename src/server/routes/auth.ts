@@ -1,0 +1,57 @@
+import type { FastifyPluginAsync } from "fastify";
+import { verifyPassword } from "../../admin/passwords.js";
+import { LdsError } from "../../errors.js";
+import type { OpenVolume } from "../../ops/open-volume.js";
+import { createSession, deleteSession, findAdmin } from "../../store/admins.js";
+import { SESSION_COOKIE } from "../auth.js";
+
+export interface AuthRouteOptions {
+  volume: OpenVolume;
+  sessionTtlSeconds: number;
+  /** Login attempts allowed per client address and minute. */
+  loginAttemptsPerMinute: number;
+}
+
+/** POST /api/auth/login and /api/auth/logout (docs/admin-api.md). */
+export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { volume, sessionTtlSeconds, loginAttemptsPerMinute }) => {
+  app.post<{ Body: { username: string; password: string } }>(
+    "/api/auth/login",
+    {
+      config: { rateLimit: { max: loginAttemptsPerMinute, timeWindow: "1 minute" } },
+      schema: {
+        body: {
+          type: "object",
+          additionalProperties: false,
+          required: ["username", "password"],
+          properties: { username: { type: "string", minLength: 1, maxLength: 64 }, password: { type: "string", minLength: 1, maxLength: 1024 } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const admin = findAdmin(volume.db, request.body.username);
+      // Always run scrypt, also for unknown users, so that timing does not reveal which usernames exist.
+      const ok = await verifyPassword(request.body.password, admin?.password_hash);
+      if (!admin || !ok) {
+        request.log.warn({ username: request.body.username }, "admin login failed");
+        throw new LdsError("login_failed", "Wrong username or password.");
+      }
+      const session = createSession(volume.db, admin.id, sessionTtlSeconds);
+      reply.setCookie(SESSION_COOKIE, session.token, {
+        httpOnly: true,
+        sameSite: "strict",
+        secure: request.protocol === "https",
+        path: "/",
+        expires: session.expiresAt,
+      });
+      request.log.info({ username: admin.username }, "admin logged in");
+      return { username: admin.username, expiresAt: session.expiresAt.toISOString() };
+    },
+  );
+
+  app.post("/api/auth/logout", async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) deleteSession(volume.db, token);
+    reply.clearCookie(SESSION_COOKIE, { path: "/" });
+    return { loggedOut: true };
+  });
+};

@@ -1,0 +1,141 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { FastifyPluginAsync } from "fastify";
+import { loadBackupConfig } from "../../config/backup-config.js";
+import { assertArchiveName } from "../../destinations/destination.js";
+import { LdsError } from "../../errors.js";
+import { configuredDestination } from "../../ops/configured-destination.js";
+import type { OpenVolume } from "../../ops/open-volume.js";
+import { stageRestore } from "../../ops/staged-restore.js";
+import { verify, type VerifyResult } from "../../ops/verify.js";
+import { requireAdmin } from "../auth.js";
+
+export interface RestoreRouteOptions {
+  volume: OpenVolume;
+  uploadLimitBytes: number;
+  /** Called once the staged restore's answer has been sent: the server restarts to apply it. */
+  requestRestart: (reason: string) => void;
+}
+
+const UPLOADS = "restore-uploads";
+
+/** Validate an archive and stage it for restore at the next start (docs/admin-api.md#restore). */
+export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app, { volume, uploadLimitBytes, requestRestart }) => {
+  const { db, key } = volume;
+  const root = volume.volume.root;
+  const uploads = path.join(root, UPLOADS);
+  app.addHook("preHandler", requireAdmin(db));
+  // The upload is streamed to disk by the route itself, never buffered in memory.
+  app.addContentTypeParser("application/octet-stream", (_request, payload, done) => done(null, payload));
+
+  /** An archive from the configured destination, as a local file (downloaded into the data volume for S3). */
+  async function fetchNamed(name: string): Promise<{ file: string; downloaded: boolean }> {
+    assertArchiveName(name);
+    const destination = await configuredDestination(loadBackupConfig(db), root, db, key);
+    const info = await destination.stat(name);
+    if (destination.kind === "local") return { file: info.location, downloaded: false };
+    fs.mkdirSync(uploads, { recursive: true, mode: 0o700 });
+    const file = path.join(uploads, `download-${randomBytes(6).toString("hex")}-${name}`);
+    await pipeline(await destination.get(name), fs.createWriteStream(file, { mode: 0o600 }));
+    return { file, downloaded: true };
+  }
+
+  async function check(file: string) {
+    return summary(await verify(file, { tempDir: root }));
+  }
+
+  app.post<{ Body: { name: string } }>(
+    "/api/restore/validate",
+    { schema: { body: { type: "object", additionalProperties: false, required: ["name"], properties: { name: { type: "string", maxLength: 128 } } } } },
+    async (request) => {
+      const { file, downloaded } = await fetchNamed(request.body.name);
+      try {
+        return { name: request.body.name, ...(await check(file)) };
+      } finally {
+        if (downloaded) fs.rmSync(file, { force: true });
+      }
+    },
+  );
+
+  app.post("/api/restore/upload", { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request, reply) => {
+    if (!request.headers["content-type"]?.startsWith("application/octet-stream")) {
+      throw new LdsError("validation_error", "Upload the archive as the raw body with Content-Type: application/octet-stream.");
+    }
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > uploadLimitBytes) throw tooLarge(uploadLimitBytes);
+    fs.mkdirSync(uploads, { recursive: true, mode: 0o700 });
+    const uploadId = randomBytes(12).toString("hex");
+    const file = path.join(uploads, `upload-${uploadId}.tar`);
+    let received = 0;
+    const limiter = new Transform({
+      transform(chunk: Buffer, _enc, callback) {
+        received += chunk.length;
+        callback(received > uploadLimitBytes ? tooLarge(uploadLimitBytes) : null, chunk);
+      },
+    });
+    try {
+      await pipeline(request.body as Readable, limiter, fs.createWriteStream(file, { flags: "wx", mode: 0o600 }));
+      const result = await check(file);
+      return reply.status(201).send({ uploadId, ...result });
+    } catch (err) {
+      fs.rmSync(file, { force: true });
+      throw err;
+    }
+  });
+
+  app.post<{ Body: { name?: string; uploadId?: string; confirm: boolean } }>(
+    "/api/restore/stage",
+    {
+      schema: {
+        body: {
+          type: "object",
+          additionalProperties: false,
+          required: ["confirm"],
+          properties: { name: { type: "string", maxLength: 128 }, uploadId: { type: "string", pattern: "^[0-9a-f]{24}$" }, confirm: { type: "boolean" } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { name, uploadId, confirm } = request.body;
+      if (confirm !== true) throw new LdsError("validation_error", "confirm must be true: staging a restore replaces the data at the next start.");
+      if ((name === undefined) === (uploadId === undefined)) throw new LdsError("validation_error", "Give exactly one of name or uploadId.");
+      const source = uploadId
+        ? { file: path.join(uploads, `upload-${uploadId}.tar`), downloaded: true }
+        : await fetchNamed(name!);
+      if (!fs.existsSync(source.file)) throw new LdsError("archive_not_found", `No upload ${uploadId} (uploads are kept until staged or the server restarts).`);
+      const result = await check(source.file);
+      if (!result.restorable) {
+        throw new LdsError("archive_too_new", `This archive cannot be restored here: ${result.reason}.`, { hint: "Upgrade LDS first." });
+      }
+      stageRestore(volume.volume, { file: source.file, move: source.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
+      request.log.warn({ source: name ?? "upload", by: request.admin!.username }, "restore staged; restarting to apply it");
+      void reply.then(() => requestRestart("staged restore"), () => requestRestart("staged restore"));
+      return reply.status(202).send({ staged: true, restarting: true, ...result });
+    },
+  );
+};
+
+function summary(result: VerifyResult) {
+  const m = result.manifest;
+  return {
+    createdAt: m.createdAt,
+    appVersion: m.appVersion,
+    formatVersion: m.formatVersion,
+    schemaVersion: m.schemaVersion,
+    libraries: m.libraries,
+    partial: m.partial,
+    size: result.size,
+    restorable: result.compatibility.restorable,
+    reason: result.compatibility.reason,
+    needsMigration: result.compatibility.needsMigration,
+  };
+}
+
+function tooLarge(limit: number): LdsError {
+  return new LdsError("payload_too_large", `The upload is larger than the ${limit}-byte limit.`, {
+    hint: "Raise LDS_RESTORE_UPLOAD_MAX_BYTES, or copy the archive to the server and use lds-restore.",
+  });
+}
