@@ -12,7 +12,7 @@ declare module "fastify" {
   }
 }
 
-/** preHandler for every admin endpoint: a valid, unexpired session cookie, else 401 with our error body. */
+/** onRequest hook (before body parsing and validation, so no 400 leaks to the unauthenticated) of every admin endpoint: a valid, unexpired session cookie, else 401 with our error body. */
 export function requireAdmin(db: Database.Database) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const token = request.cookies[SESSION_COOKIE];

@@ -27,7 +27,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
   const { db, key } = volume;
   const root = volume.volume.root;
   const uploads = path.join(root, UPLOADS);
-  app.addHook("preHandler", requireAdmin(db));
+  app.addHook("onRequest", requireAdmin(db));
   // The upload is streamed to disk by the route itself, never buffered in memory.
   app.addContentTypeParser("application/octet-stream", (_request, payload, done) => done(null, payload));
 

@@ -1,0 +1,134 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/temp.js";
+import { ADMIN, client, startServer, type TestServer } from "../helpers/server.js";
+import { seedVolume } from "../helpers/volume.js";
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+});
+async function server(env: Record<string, string> = {}, dataDir = tempDir()) {
+  const s = await startServer(dataDir, env);
+  servers.push(s);
+  return { ...s, dataDir, api: client(s.url) };
+}
+
+const localConfig = (dir: string, extra: Record<string, unknown> = {}) => ({
+  destination: { type: "local", path: dir },
+  schedule: { preset: "off" },
+  retention: { keep: null },
+  compression: "none",
+  ...extra,
+});
+
+describe("admin sessions", () => {
+  it("every admin endpoint answers 401 without a session", async () => {
+    const { api } = await server();
+    for (const [method, route] of [
+      ["POST", "/api/backup"], ["GET", "/api/backup/status"], ["GET", "/api/backups"], ["GET", "/api/backups/lds-backup-20260101T000000Z.tar/download"],
+      ["GET", "/api/backup/config"], ["PUT", "/api/backup/config"], ["POST", "/api/restore/validate"], ["POST", "/api/restore/stage"],
+    ] as const) {
+      const response = await api.request(method, route, method === "GET" ? undefined : {});
+      expect(response.status, `${method} ${route}`).toBe(401);
+      expect(response.json).toMatchObject({ error: "not_authenticated" });
+    }
+  });
+
+  it("a wrong password gets 401, a right one an HttpOnly SameSite=Strict cookie; logout ends the session", async () => {
+    const { api, url } = await server();
+    const wrong = await api.login(ADMIN.username, "not the password");
+    expect(wrong.status).toBe(401);
+    expect(wrong.json).toEqual({ error: "login_failed", message: "Wrong username or password." });
+    const unknown = await api.login("nobody", ADMIN.password);
+    expect(unknown.json.error).toBe("login_failed");
+
+    const ok = await api.login();
+    expect(ok.status).toBe(200);
+    const setCookie = ok.headers.get("set-cookie")!;
+    expect(setCookie).toMatch(/^lds_session=[A-Za-z0-9_-]{43};/);
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Strict/);
+    expect(setCookie).not.toMatch(/Secure/);
+    expect((await api.get("/api/backup/status")).status).toBe(200);
+
+    const saved = api.cookie;
+    await api.post("/api/auth/logout");
+    const replay = client(url);
+    replay.cookie = saved;
+    expect((await replay.get("/api/backup/status")).json.error).toBe("not_authenticated");
+  });
+
+  it("an expired session is refused", async () => {
+    const { api } = await server({ LDS_SESSION_TTL_SECONDS: "1" });
+    await api.login();
+    expect((await api.get("/api/backup/status")).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    const expired = await api.get("/api/backup/status");
+    expect(expired.status).toBe(401);
+    expect(expired.json.message).toMatch(/expired/);
+  });
+
+  it("login attempts are rate limited", async () => {
+    const { api } = await server({ LDS_LOGIN_ATTEMPTS_PER_MINUTE: "3" });
+    for (let i = 0; i < 3; i++) expect((await api.login(ADMIN.username, "wrong")).status).toBe(401);
+    const limited = await api.login();
+    expect(limited.status).toBe(429);
+    expect(limited.json.error).toBe("rate_limit_exceeded");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("backup configuration", () => {
+  it.each([
+    [{ ...localConfig("/tmp/x"), destination: { type: "s3" } }, /destination.bucket is required/],
+    [{ ...localConfig("/tmp/x"), destination: { type: "ftp" } }, /destination.type must be "local" or "s3"/],
+    [{ ...localConfig("/tmp/x"), destination: { type: "local", path: "relative/dir" } }, /destination.path must be an absolute path/],
+    [{ ...localConfig("/tmp/x"), schedule: { preset: "hourly" } }, /schedule.preset must be one of/],
+    [{ ...localConfig("/tmp/x"), schedule: { preset: "custom" } }, /schedule.cron is required/],
+    [{ ...localConfig("/tmp/x"), schedule: { preset: "custom", cron: "61 * * * *" } }, /schedule.cron "61 \* \* \* \*" is not a valid cron expression/],
+    [{ ...localConfig("/tmp/x"), schedule: { preset: "daily", timezone: "Mars/Olympus" } }, /schedule.timezone "Mars\/Olympus" is not a known IANA timezone/],
+    [{ ...localConfig("/tmp/x"), retention: { keep: 0 } }, /retention.keep must be >= 1/],
+    [{ ...localConfig("/tmp/x"), compression: "zstd" }, /compression must be one of "none", "gzip"/],
+    [{ ...localConfig("/tmp/x"), colour: "blue" }, /colour is not a known field/],
+    [{ destination: { type: "local" } }, /schedule is required/],
+  ])("rejects a bad body with 400 naming the field (%#)", async (body, message) => {
+    const { api } = await server();
+    await api.login();
+    const response = await api.put("/api/backup/config", body);
+    expect(response.status).toBe(400);
+    expect(response.json.error).toBe("validation_error");
+    expect(response.json.message).toMatch(message);
+  });
+
+  it("stores the S3 secret sealed and never returns it", async () => {
+    const s = await server();
+    const { api, dataDir } = s;
+    await api.login();
+    const config = {
+      destination: { type: "s3", bucket: "my-backups", prefix: "lds", endpoint: "http://127.0.0.1:9", forcePathStyle: true, accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/very-secret" },
+      schedule: { preset: "weekly", timezone: "Europe/Berlin" },
+      retention: { keep: 7 },
+      compression: "gzip",
+    };
+    const put = await api.put("/api/backup/config", config);
+    expect(put.status).toBe(200);
+    const got = await api.get("/api/backup/config");
+    expect(got.json.destination).toMatchObject({ type: "s3", bucket: "my-backups", region: "us-east-1", secretAccessKeySet: true });
+    expect(got.text).not.toContain("very-secret");
+    expect(put.text).not.toContain("very-secret");
+    const status = await api.get("/api/backup/status");
+    expect(status.json.nextRun).toMatch(/T\d\d:00:00.000Z$/);
+    for (const file of ["lds.db", "lds.db-wal"]) {
+      const bytes = fs.existsSync(path.join(dataDir, file)) ? fs.readFileSync(path.join(dataDir, file)) : Buffer.alloc(0);
+      expect(bytes.includes(Buffer.from("very-secret"))).toBe(false);
+    }
+    // Saving again without the secret keeps it; an empty string removes it.
+    const { secretAccessKey: _s, ...withoutSecret } = config.destination;
+    expect((await api.put("/api/backup/config", { ...config, destination: withoutSecret })).json.destination.secretAccessKeySet).toBe(true);
+    expect((await api.put("/api/backup/config", { ...config, destination: { ...withoutSecret, secretAccessKey: "" } })).json.destination.secretAccessKeySet).toBe(false);
+    expect(s.output()).toContain("backup configuration changed");
+    expect(s.output()).not.toContain("very-secret");
+  });
+});
