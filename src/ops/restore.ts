@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { checkExtractedSnapshot } from "../archive/check-snapshot.js";
+import type { CheckResult } from "../archive/check-snapshot.js";
+import { runInWorker } from "../util/worker.js";
 import { compatibility } from "../archive/compatibility.js";
 import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
@@ -72,7 +73,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
       },
       onProgress: (bytes) => options.onProgress?.(bytes, total),
     });
-    checkExtractedSnapshot(work, manifest);
+    await runInWorker<CheckResult[]>("archive/check-snapshot.js", "checkExtractedSnapshot", [work, manifest]);
     if (!(await options.confirm(manifest))) {
       throw new LdsError("cancelled", "Restore cancelled; nothing was changed.");
     }

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { isLdsError } from "../../src/errors.js";
 import { restore } from "../../src/ops/restore.js";
 import { verify } from "../../src/ops/verify.js";
-import { makeArchive, readEntries, writeRawTar, type RawEntry } from "../helpers/archives.js";
+import { makeArchive, readEntries, refreshChecksums, writeRawTar, type RawEntry } from "../helpers/archives.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { fingerprintTree, seedVolume } from "../helpers/volume.js";
@@ -28,6 +28,16 @@ const bytes = (content: Buffer | string) => {
   return file;
 };
 
+/** Alter one file and recompute the manifest's sizes and checksums: damage that only the deeper checks catch. */
+function withValidChecksums(alter: (entry: RawEntry) => void, target: string): string {
+  const list = [manifest(), db(), vectors(), key()];
+  alter(list.find((e) => e.path === target)!);
+  const m = JSON.parse(list[0]!.body!.toString());
+  refreshChecksums(m, list);
+  list[0]!.body = Buffer.from(JSON.stringify(m));
+  return build(list);
+}
+
 const cases: Array<{ name: string; code: "archive_unsafe" | "archive_corrupt"; message: RegExp; make: () => string }> = [
   { name: "a ../ path", code: "archive_unsafe", message: /unsafe path/, make: () => build([manifest(), { path: "../escaped", body: Buffer.from("x") }, db(), vectors(), key()]) },
   { name: "an absolute path", code: "archive_unsafe", message: /unsafe path/, make: () => build([manifest(), { path: "/tmp/lds-escaped", body: Buffer.from("x") }, db(), vectors(), key()]) },
@@ -46,6 +56,8 @@ const cases: Array<{ name: string; code: "archive_unsafe" | "archive_corrupt"; m
   { name: "a checksum mismatch", code: "archive_corrupt", message: /db\/lds.db fails its checksum/, make: () => { const d = db(); d.body = Buffer.from(d.body!); d.body[5000]! ^= 0xff; return build([manifest(), d, vectors(), key()]); } },
   { name: "a size that differs from the manifest", code: "archive_corrupt", message: /the manifest says/, make: () => { const k = key(); k.body = Buffer.concat([k.body!, Buffer.from("x")]); return build([manifest(), db(), vectors(), k]); } },
   { name: "a missing file", code: "archive_corrupt", message: /key\/secret.key missing/, make: () => build([manifest(), db(), vectors()]) },
+  { name: "a database that fails integrity_check (checksums recomputed)", code: "archive_corrupt", message: /db\/lds.db (fails SQLite's integrity_check|is not a readable SQLite database)/, make: () => withValidChecksums((d) => { d.body = Buffer.from(d.body!); d.body.fill(0xff, 4096, 4200); }, "db/lds.db") },
+  { name: "a key of the wrong length (checksums recomputed)", code: "archive_corrupt", message: /key\/secret.key is 16 bytes/, make: () => withValidChecksums((k) => { k.body = k.body!.subarray(0, 16); }, "key/secret.key") },
   { name: "a truncated archive", code: "archive_corrupt", message: /tar|truncated/i, make: () => bytes(goodBytes.subarray(0, Math.floor(goodBytes.length / 2) + 100)) },
   { name: "gzip garbage", code: "archive_corrupt", message: /gzip/i, make: () => bytes(Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(4096, 0x5a)])) },
   { name: "a truncated gzip archive", code: "archive_corrupt", message: /gzip|truncated|tar/i, make: () => { const gz = zlib.gzipSync(goodBytes); return bytes(gz.subarray(0, gz.length - 2000)); } },
