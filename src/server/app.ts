@@ -60,6 +60,17 @@ export function buildApp({ volume, logger, runner, licence, requestRestart, sett
     return reply.status(500).send({ error: "internal_error", message: "Internal error; the server log has details." });
   });
 
+  // An empty body with Content-Type: application/json (curl -X POST -H … without -d) means "no body", not an error.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    if (body === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new LdsError("validation_error", "The request body is not valid JSON."), undefined);
+    }
+  });
+
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ error: "route_not_found", message: `No endpoint ${request.method} ${request.url}.` }),
   );

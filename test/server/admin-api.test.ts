@@ -102,6 +102,14 @@ describe("backup configuration", () => {
     expect(response.json.message).toMatch(message);
   });
 
+  it("answers malformed JSON with 400 validation_error", async () => {
+    const s = await server();
+    await s.api.login();
+    const response = await fetch(`${s.url}/api/backup/config`, { method: "PUT", headers: { cookie: s.api.cookie!, "content-type": "application/json" }, body: "{not json" });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "validation_error", message: "The request body is not valid JSON." });
+  });
+
   it("stores the S3 secret sealed and never returns it", async () => {
     const s = await server();
     const { api, dataDir } = s;

@@ -47,7 +47,8 @@ describe("backups through the API", () => {
   it("starts in the background, refuses a second start, reports progress and the result", async () => {
     const { api, backups } = await setup({ ballastMiB: 150 });
     await api.put("/api/backup/config", config(backups));
-    const first = await api.post("/api/backup");
+    // As `curl -X POST -H 'content-type: application/json'` sends it: a JSON content type and no body.
+    const first = await api.request("POST", "/api/backup", undefined, { "content-type": "application/json" });
     expect(first.status).toBe(202);
     expect(first.json).toMatchObject({ started: true });
     const second = await api.post("/api/backup");
