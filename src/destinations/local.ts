@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { LdsError, fromSystemError } from "../errors.js";
-import { fsyncDirectory, fsyncFile } from "../util/files.js";
+import { fsyncDirectory, fsyncFileAsync } from "../util/files.js";
 import { processExists } from "../util/process-exists.js";
 import { assertArchiveName, isArchiveName, notFound, type ArchiveInfo, type Destination } from "./destination.js";
 
@@ -49,7 +49,7 @@ export function createLocalDestination({ dir: rawDir }: LocalDestinationOptions)
       const temp = at(`.${name}.${os.hostname()}-${process.pid}${TEMP_SUFFIX}`);
       try {
         await pipeline(body, fs.createWriteStream(temp, { flags: "wx", mode: 0o600 }), { signal: opts.signal });
-        fsyncFile(temp);
+        await fsyncFileAsync(temp);
         publish(temp, at(name));
         fsyncDirectory(dir);
       } catch (err) {

@@ -9,6 +9,7 @@ import { loadLicence } from "../licence/licence.js";
 import { buildApp, type AppSettings } from "../server/app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
 import type { HeldLock } from "../volume/lock-file.js";
+import { runHeavyWorkOffThread } from "../util/worker.js";
 import { lockVolumeExclusive } from "../volume/volume-locks.js";
 import { createBackupRunner } from "./backup-runner.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "./open-volume.js";
@@ -43,6 +44,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const volume = dataVolume(options.dataDir);
   ensureDirectory(volume.root);
   const lock = await takeVolume(volume, options.waitForLockMs ?? 0);
+  runHeavyWorkOffThread(true);
   let opened: OpenVolume | undefined;
   try {
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);

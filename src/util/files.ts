@@ -22,6 +22,16 @@ export function fsyncFile(file: string): void {
   }
 }
 
+/** fsync on the thread pool: flushing a large file takes long, and a server's event loop must not wait for it. */
+export async function fsyncFileAsync(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Make a rename or create inside `dir` durable. Some filesystems refuse to fsync a directory: that is not fatal. */
 export function fsyncDirectory(dir: string): void {
   let fd: number | undefined;

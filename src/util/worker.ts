@@ -7,12 +7,25 @@ import { LdsError, type ErrorCode } from "../errors.js";
  */
 const DIST = import.meta.url.endsWith(".ts") ? new URL("../../dist/", import.meta.url) : new URL("../", import.meta.url);
 
+let offThread = false;
+
 /**
- * Call `fn` of a module (path relative to dist/, e.g. "snapshot/snapshot-volume.js") in a worker thread and
- * return its result. For synchronous SQLite work (VACUUM INTO, integrity_check) that would otherwise stop the
- * server's event loop for seconds. An LdsError thrown there is rebuilt here with its code and hint.
+ * The server turns this on at start: there, synchronous SQLite work (VACUUM INTO, integrity_check) would stop the
+ * event loop for seconds. A CLI process has nothing else to do, and a worker would only add memory (~30 MiB).
  */
-export function runInWorker<T>(module: string, fn: string, args: unknown[]): Promise<T> {
+export function runHeavyWorkOffThread(enabled: boolean): void {
+  offThread = enabled;
+}
+
+/**
+ * Call `fn` of a module (path relative to dist/, e.g. "snapshot/snapshot-volume.js"): in a worker thread when
+ * the server asked for it, else inline. An LdsError thrown in a worker is rebuilt here with its code and hint.
+ */
+export async function runInWorker<T>(module: string, fn: string, args: unknown[]): Promise<T> {
+  if (!offThread) {
+    const loaded = (await import(new URL(module, DIST).href)) as Record<string, (...a: unknown[]) => T | Promise<T>>;
+    return loaded[fn]!(...args);
+  }
   return new Promise<T>((resolve, reject) => {
     const worker = new Worker(new URL("util/worker-entry.js", DIST), {
       workerData: { module: new URL(module, DIST).href, fn, args },
