@@ -7,8 +7,7 @@ import { dataVolume } from "../config/data-volume.js";
 import { LdsError } from "../errors.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
 import { archiveStream, writeManifest } from "../archive/write-archive.js";
-import type { Snapshot } from "../snapshot/snapshot-volume.js";
-import { runInWorker } from "../util/worker.js";
+import { runHeavy } from "../util/worker.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
@@ -69,7 +68,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     staging = fs.mkdtempSync(path.join(volume.root, STAGING_PREFIX));
     options.onProgress?.({ phase: "snapshot", bytes: 0, totalBytes: 0 });
     // In a worker thread: VACUUM INTO is synchronous and would stop a server's event loop for seconds.
-    const snapshot = await runInWorker<Snapshot>("snapshot/snapshot-volume.js", "snapshotVolume", [volume, staging]);
+    const snapshot = await runHeavy("snapshotVolume", volume, staging);
     throwIfAborted(options.signal);
     const manifest = await writeManifest(snapshot, createdAt);
     throwIfAborted(options.signal);

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { CheckResult } from "../archive/check-snapshot.js";
-import { runInWorker } from "../util/worker.js";
+import { runHeavy } from "../util/worker.js";
 import { compatibility } from "../archive/compatibility.js";
 import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
@@ -73,7 +72,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
       },
       onProgress: (bytes) => options.onProgress?.(bytes, total),
     });
-    await runInWorker<CheckResult[]>("archive/check-snapshot.js", "checkExtractedSnapshot", [work, manifest]);
+    await runHeavy("checkExtractedSnapshot", work, manifest);
     if (!(await options.confirm(manifest))) {
       throw new LdsError("cancelled", "Restore cancelled; nothing was changed.");
     }

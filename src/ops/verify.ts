@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CheckResult } from "../archive/check-snapshot.js";
-import { runInWorker } from "../util/worker.js";
+import { runHeavy } from "../util/worker.js";
 import { compatibility, type Compatibility } from "../archive/compatibility.js";
 import type { Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
@@ -43,7 +43,7 @@ export async function verify(archive: string, options: VerifyOptions = {}): Prom
     const checks = [
       { part: "tar structure and manifest", ok: true as const, detail: `${manifest.files.length} files, all listed` },
       ...manifest.files.map((f) => ({ part: f.path, ok: true as const, detail: `sha256 ok (${f.size} bytes)` })),
-      ...await runInWorker<CheckResult[]>("archive/check-snapshot.js", "checkExtractedSnapshot", [work, manifest]),
+      ...await runHeavy("checkExtractedSnapshot", work, manifest),
     ];
     return { archive, size, manifest, compatibility: compatibility(manifest), checks, durationMs: Date.now() - started };
   } finally {

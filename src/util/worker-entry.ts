@@ -1,15 +1,15 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { LdsError } from "../errors.js";
+import { HEAVY_TASKS, type HeavyTask } from "./heavy-tasks.js";
 
-// The thread side of runInWorker: import the module, call the function, post the result or the error.
-const { module, fn, args } = workerData as { module: string; fn: string; args: unknown[] };
+// The thread side of runHeavy: call the task, post its result or its error.
+const { task, args } = workerData as { task: HeavyTask; args: unknown[] };
 try {
-  const loaded = (await import(module)) as Record<string, (...a: unknown[]) => unknown>;
-  parentPort!.postMessage({ ok: true, result: await loaded[fn]!(...args) });
+  const result = await (HEAVY_TASKS[task] as (...a: unknown[]) => unknown)(...args);
+  parentPort!.postMessage({ ok: true, result });
 } catch (err) {
-  const e = err as Error;
   parentPort!.postMessage({
     ok: false,
-    error: err instanceof LdsError ? { code: err.code, message: err.message, hint: err.hint } : { message: e?.message ?? String(err) },
+    error: err instanceof LdsError ? { code: err.code, message: err.message, hint: err.hint } : { message: (err as Error)?.message ?? String(err) },
   });
 }

@@ -1,11 +1,14 @@
 import { Worker } from "node:worker_threads";
 import { LdsError, type ErrorCode } from "../errors.js";
+import { HEAVY_TASKS, type HeavyTask } from "./heavy-tasks.js";
 
 /**
- * Compiled modules live in dist/. Under the test runner this file runs from src/*.ts, but a worker thread needs
- * plain JavaScript, so it loads the built copy (npm test builds first).
+ * A worker thread needs plain JavaScript: under the test runner this file runs from src/*.ts, so the thread loads
+ * the built copy in dist/ (npm test builds first).
  */
-const DIST = import.meta.url.endsWith(".ts") ? new URL("../../dist/", import.meta.url) : new URL("../", import.meta.url);
+const WORKER_ENTRY = import.meta.url.endsWith(".ts")
+  ? new URL("../../dist/util/worker-entry.js", import.meta.url)
+  : new URL("./worker-entry.js", import.meta.url);
 
 let offThread = false;
 
@@ -17,27 +20,21 @@ export function runHeavyWorkOffThread(enabled: boolean): void {
   offThread = enabled;
 }
 
-/**
- * Call `fn` of a module (path relative to dist/, e.g. "snapshot/snapshot-volume.js"): in a worker thread when
- * the server asked for it, else inline. An LdsError thrown in a worker is rebuilt here with its code and hint.
- */
-export async function runInWorker<T>(module: string, fn: string, args: unknown[]): Promise<T> {
-  if (!offThread) {
-    const loaded = (await import(new URL(module, DIST).href)) as Record<string, (...a: unknown[]) => T | Promise<T>>;
-    return loaded[fn]!(...args);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const worker = new Worker(new URL("util/worker-entry.js", DIST), {
-      workerData: { module: new URL(module, DIST).href, fn, args },
-    });
-    worker.once("message", (message: { ok: true; result: T } | { ok: false; error: { code?: string; message: string; hint?: string } }) => {
+type Task<K extends HeavyTask> = (typeof HEAVY_TASKS)[K];
+
+/** Run a heavy task: in a worker thread when the server asked for it, else inline. Errors keep their code and hint. */
+export async function runHeavy<K extends HeavyTask>(task: K, ...args: Parameters<Task<K>>): Promise<ReturnType<Task<K>>> {
+  if (!offThread) return (HEAVY_TASKS[task] as (...a: unknown[]) => ReturnType<Task<K>>)(...args);
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_ENTRY, { workerData: { task, args } });
+    worker.once("message", (message: { ok: true; result: ReturnType<Task<K>> } | { ok: false; error: { code?: string; message: string; hint?: string } }) => {
       if (message.ok) return resolve(message.result);
       const { code, message: text, hint } = message.error;
       reject(code ? new LdsError(code as ErrorCode, text, { hint }) : new Error(text));
     });
     worker.once("error", reject);
     worker.once("exit", (code) => {
-      if (code !== 0) reject(new Error(`worker for ${fn} exited with code ${code}`));
+      if (code !== 0) reject(new Error(`the worker for ${task} exited with code ${code}`));
     });
   });
 }

@@ -1,11 +1,10 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { seedVolume } from "../helpers/volume.js";
+import { addBallast, seedVolume } from "../helpers/volume.js";
 
 /** A tiny real filesystem to fill up. Needs root; in CI (root) a failure to mount fails the test instead. */
 function mountTmpfs(megabytes: number): string | null {
@@ -28,9 +27,7 @@ describe("a destination that fills up", () => {
     try {
       const dataDir = tempDir();
       await seedVolume(dataDir);
-      const db = new Database(path.join(dataDir, "lds.db"));
-      db.exec("CREATE TABLE ballast (b BLOB); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20) INSERT INTO ballast SELECT randomblob(1048576) FROM c;");
-      db.close();
+      addBallast(dataDir, 20);
       const result = await runCli("backup", ["--data-dir", dataDir, "--to", mount!]);
       expect(result.exitCode).toBe(8);
       expect(result.stderr).toMatch(new RegExp(`^Error: No space left while writing the archive ${mount}/lds-backup-\\d{8}T\\d{6}Z\\.tar\\.`, "m"));

@@ -11,7 +11,7 @@ import { runCli } from "../helpers/cli.js";
 import { freePort, startS3Server, type S3TestServer } from "../helpers/s3-server.js";
 import { startProxy } from "../helpers/tcp-proxy.js";
 import { tempDir } from "../helpers/temp.js";
-import { seedVolume } from "../helpers/volume.js";
+import { addBallast, seedVolume } from "../helpers/volume.js";
 
 let server: S3TestServer;
 beforeAll(async () => {
@@ -31,11 +31,7 @@ const s3Env = () => ({
 async function volumeWithBallast(mib: number): Promise<string> {
   const dataDir = tempDir("lds-s3vol-");
   await seedVolume(dataDir);
-  const db = new Database(path.join(dataDir, "lds.db"));
-  db.exec(`CREATE TABLE ballast (b BLOB);
-    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${mib})
-    INSERT INTO ballast SELECT randomblob(1048576) FROM c;`);
-  db.close();
+  addBallast(dataDir, mib);
   return dataDir;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { openVolume } from "../../src/ops/open-volume.js";
 import { putSecret } from "../../src/store/secrets-table.js";
 
@@ -51,4 +52,23 @@ export function fingerprintTree(root: string): Record<string, string> {
   };
   walk(root);
   return out;
+}
+
+/** Library ids in a volume's lds.db (read-only: safe beside a running server). */
+export function libraryIds(dataDir: string): string[] {
+  const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+  try {
+    return db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Add ~`mib` MiB of incompressible rows, so that a backup or restore takes long enough to observe or interrupt. */
+export function addBallast(dataDir: string, mib: number): void {
+  const db = new Database(path.join(dataDir, "lds.db"));
+  db.exec(`CREATE TABLE IF NOT EXISTS ballast (b BLOB);
+    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${mib})
+    INSERT INTO ballast SELECT randomblob(1048576) FROM c;`);
+  db.close();
 }

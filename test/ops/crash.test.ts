@@ -1,21 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import type { ResultPromise } from "execa";
 import { describe, expect, it } from "vitest";
 import { makeArchive } from "../helpers/archives.js";
 import { runCli, spawnCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { fingerprintTree, seedVolume } from "../helpers/volume.js";
-
-const libraryIds = (dir: string) => {
-  const db = new Database(path.join(dir, "lds.db"), { readonly: true });
-  try {
-    return db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all();
-  } finally {
-    db.close();
-  }
-};
+import { addBallast, fingerprintTree, libraryIds, seedVolume } from "../helpers/volume.js";
 
 /** Only the files a restore may replace: locks and leftovers are judged separately. */
 const dataFiles = (dir: string) =>
@@ -28,15 +18,6 @@ async function when(predicate: () => boolean, timeoutMs = 30_000): Promise<void>
     if (Date.now() > until) throw new Error("condition not reached");
     await new Promise((r) => setTimeout(r, 2));
   }
-}
-
-/** Add ~`mib` MiB of incompressible rows so that a backup or restore takes long enough to interrupt. */
-function addBallast(dataDir: string, mib: number): void {
-  const db = new Database(path.join(dataDir, "lds.db"));
-  db.exec(`CREATE TABLE ballast (b BLOB);
-    WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${mib})
-    INSERT INTO ballast SELECT randomblob(1048576) FROM c;`);
-  db.close();
 }
 
 async function serveOnce(dataDir: string): Promise<string> {

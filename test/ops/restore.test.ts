@@ -7,16 +7,7 @@ import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { makeArchive, refreshChecksums, repack } from "../helpers/archives.js";
 import { BIN, ROOT, runCli, spawnCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { fingerprintTree, seedVolume } from "../helpers/volume.js";
-
-const libraryIds = (dataDir: string) => {
-  const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
-  try {
-    return db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all();
-  } finally {
-    db.close();
-  }
-};
+import { fingerprintTree, libraryIds, seedVolume } from "../helpers/volume.js";
 
 /** A volume holding /old/library, and an archive of another volume holding /acme/widgets and /acme/gadgets. */
 async function scenario() {

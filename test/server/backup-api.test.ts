@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
-import { seedVolume } from "../helpers/volume.js";
+import { addBallast, seedVolume } from "../helpers/volume.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -18,11 +18,7 @@ afterEach(async () => {
 async function setup(options: { ballastMiB?: number; env?: Record<string, string> } = {}) {
   const dataDir = tempDir("lds-srv-");
   await seedVolume(dataDir);
-  if (options.ballastMiB) {
-    const db = new Database(path.join(dataDir, "lds.db"));
-    db.exec(`CREATE TABLE ballast (b BLOB); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${options.ballastMiB}) INSERT INTO ballast SELECT randomblob(1048576) FROM c;`);
-    db.close();
-  }
+  if (options.ballastMiB) addBallast(dataDir, options.ballastMiB);
   const s = await startServer(dataDir, options.env);
   servers.push(s);
   const api = client(s.url);

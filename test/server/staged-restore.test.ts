@@ -6,21 +6,14 @@ import { makeArchive } from "../helpers/archives.js";
 import { freePort } from "../helpers/s3-server.js";
 import { tempDir } from "../helpers/temp.js";
 import { client, eventually, serverPid, startServer, type TestServer } from "../helpers/server.js";
-import { seedVolume } from "../helpers/volume.js";
+import { libraryIds, seedVolume } from "../helpers/volume.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const libraries = (dir: string) => {
-  const db = new Database(path.join(dir, "lds.db"), { readonly: true });
-  try {
-    return db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all();
-  } finally {
-    db.close();
-  }
-};
+const libraries = libraryIds;
 
 /** A server with a backup of its two libraries, and a third library added after that backup. */
 async function serverWithBackup(env: Record<string, string>, port = 0) {
@@ -105,7 +98,7 @@ describe("restore from the server", () => {
     const s = await startServer(dataDir, { LDS_SUPERVISED: "1", LDS_RESTORE_UPLOAD_MAX_BYTES: String(bytes.length + 10) });
     const api = client(s.url);
     await api.login();
-    const upload = (body: Buffer) => fetch(`${s.url}/api/restore/upload`, { method: "POST", headers: { cookie: api.cookie!, "content-type": "application/octet-stream" }, body });
+    const upload = (body: Buffer) => fetch(`${s.url}/api/restore/upload`, { method: "POST", headers: { cookie: api.cookie!, "content-type": "application/octet-stream" }, body: new Uint8Array(body) });
 
     const tooBig = await upload(Buffer.concat([bytes, Buffer.alloc(100)]));
     expect(tooBig.status).toBe(413);
