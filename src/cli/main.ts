@@ -97,14 +97,14 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command(
       "verify <archive>",
-      "Check an archive completely: structure, checksums, databases, key",
-      (y) => y.positional("archive", { type: "string", demandOption: true }).option("json", json),
+      "Check an archive completely: structure, checksums, databases, key (a file or s3://…/<name>)",
+      (y) => s3Options(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
       lazy(() => import("./commands/verify.js")),
     )
     .command(
       "inspect <archive>",
-      "Show what an archive holds, reading only its start",
-      (y) => y.positional("archive", { type: "string", demandOption: true }).option("json", json),
+      "Show what an archive holds, reading only its start (a file or s3://…/<name>)",
+      (y) => s3Options(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
       lazy(() => import("./commands/inspect.js")),
     )
     .demandCommand(1, "Name a command: lds serve, backup, restore, backups, verify or inspect.");

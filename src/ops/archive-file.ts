@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import type { Readable } from "node:stream";
+import type { Destination } from "../destinations/destination.js";
 import { LdsError, fromSystemError } from "../errors.js";
 
 /** Open an archive file for streaming, with clear errors for a missing path or a directory. */
@@ -24,4 +25,20 @@ export function openArchiveFile(file: string): { stream: Readable; size: number 
     });
   }
   return { stream: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), size: stat.size };
+}
+
+/**
+ * The archive as a stream: a local file, or an object at a destination. `headBytes` limits a remote read to the
+ * start of the object (inspect needs only the manifest).
+ */
+export async function openSource(
+  archive: string,
+  remote?: { destination: Destination; name: string },
+  headBytes?: number,
+): Promise<{ stream: Readable; size: number }> {
+  if (!remote) return openArchiveFile(archive);
+  const { size } = await remote.destination.stat(remote.name);
+  if (size === 0) throw new LdsError("archive_corrupt", `The archive is damaged: ${archive} is empty (0 bytes).`);
+  const range: [number, number] | undefined = headBytes ? [0, Math.min(size, headBytes) - 1] : undefined;
+  return { stream: await remote.destination.get(remote.name, { range }), size };
 }

@@ -6,9 +6,12 @@ import { runHeavy } from "../util/worker.js";
 import { compatibility, type Compatibility } from "../archive/compatibility.js";
 import type { Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
-import { openArchiveFile } from "./archive-file.js";
+import type { Destination } from "../destinations/destination.js";
+import { openSource } from "./archive-file.js";
 
 export interface VerifyOptions {
+  /** Read the archive from a destination (streamed, no local copy) instead of the file `archive`. */
+  remote?: { destination: Destination; name: string };
   /** Where the snapshots are unpacked for SQLite's checks, then removed. @default os.tmpdir() */
   tempDir?: string;
   signal?: AbortSignal;
@@ -30,7 +33,7 @@ export interface VerifyResult {
  */
 export async function verify(archive: string, options: VerifyOptions = {}): Promise<VerifyResult> {
   const started = Date.now();
-  const { stream, size } = openArchiveFile(archive);
+  const { stream, size } = await openSource(archive, options.remote);
   const work = fs.mkdtempSync(path.join(options.tempDir ?? os.tmpdir(), "lds-verify-"));
   try {
     let total = 0;

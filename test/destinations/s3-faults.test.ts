@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
@@ -86,6 +87,34 @@ describe("S3 from the command line", () => {
     expect(unreachable.stderr).toMatch(/Cannot reach s3:\/\/some-bucket .*ECONNREFUSED/);
     expect(unreachable.stderr).toMatch(/LDS_S3_ENDPOINT/);
     expect(unreachable.stderr + unreachable.stdout).not.toContain("test\n");
+  });
+});
+
+describe("verify and inspect straight from S3", () => {
+  it("verify streams the object, inspect reads its head, a damaged object is named", async () => {
+    const bucket = await server.createBucket();
+    const dataDir = await volumeWithBallast(8);
+    const made = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/v`, "--json"], s3Env());
+    const { name, sha256 } = JSON.parse(made.stdout);
+
+    const verified = await runCli("lds", ["verify", `s3://${bucket}/v/${name}`, "--json"], s3Env());
+    expect(verified.exitCode, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, compatibility: { restorable: true } });
+    const inspected = await runCli("lds", ["inspect", `s3://${bucket}/v/${name}`, "--json"], s3Env());
+    expect(JSON.parse(inspected.stdout).libraries).toHaveLength(2);
+
+    const { GetObjectCommand } = await import("@aws-sdk/client-s3");
+    const object = await server.client.send(new GetObjectCommand({ Bucket: bucket, Key: `v/${name}` }));
+    const bytes = Buffer.from(await object.Body!.transformToByteArray());
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(sha256);
+    bytes[bytes.length - 5000]! ^= 0xff;
+    const damagedName = name.replace(/\d{6}Z/, "000000Z");
+    await server.client.send(new PutObjectCommand({ Bucket: bucket, Key: `v/${damagedName}`, Body: bytes }));
+    const damaged = await runCli("lds", ["verify", `s3://${bucket}/v/${damagedName}`], s3Env());
+    expect(damaged.exitCode).toBe(3);
+    expect(damaged.stderr).toMatch(/fails its checksum/);
+    const missing = await runCli("lds", ["inspect", `s3://${bucket}/v/lds-backup-20000101T000000Z.tar`], s3Env());
+    expect(missing.exitCode).toBe(4);
   });
 });
 

@@ -1,13 +1,16 @@
+import { isS3Url, remoteArchive, s3Settings } from "../../destinations/location.js";
 import { verify } from "../../ops/verify.js";
+import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { printSummary } from "../summary.js";
 
-export async function run(argv: { archive: string; json: boolean }): Promise<number> {
+export async function run(argv: DestinationArgs & { archive: string; json: boolean }): Promise<number> {
   const interrupt = interruptSignal();
   const progress = byteProgress("Verifying", !argv.json && process.stderr.isTTY === true);
   try {
-    const result = await verify(argv.archive, { signal: interrupt.signal, onProgress: progress.update });
+    const remote = isS3Url(argv.archive) ? await remoteArchive(argv.archive, s3Settings(argv)) : undefined;
+    const result = await verify(argv.archive, { remote, signal: interrupt.signal, onProgress: progress.update });
     progress.stop();
     if (argv.json) {
       const { files, ...manifest } = result.manifest;
