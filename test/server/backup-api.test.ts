@@ -105,14 +105,18 @@ describe("backups through the API", () => {
     await api.put("/api/backup/config", config(backups, { schedule: { preset: "custom", cron: "*/2 * * * * *" }, retention: { keep: 2 } }));
     expect((await api.get("/api/backup/status")).json.nextRun).not.toBeNull();
     await eventually(async () => fs.readdirSync(backups).filter((n) => n.endsWith(".tar")).length >= 2 && (await api.get("/api/backup/status")).json.lastResult?.trigger === "schedule", 30_000);
+    const oldest = fs.readdirSync(backups).filter((n) => n.endsWith(".tar")).sort()[0];
     await new Promise((r) => setTimeout(r, 4500));
+    // Stop the schedule and let a run in flight finish (archive written, then pruned) before counting.
+    await api.put("/api/backup/config", config(backups, { schedule: { preset: "off" }, retention: { keep: 2 } }));
+    expect((await api.get("/api/backup/status")).json.nextRun).toBeNull();
+    const status = await finished(api);
+    expect(status.lastResult.ok).toBe(true);
     const names = fs.readdirSync(backups).filter((n) => n.endsWith(".tar"));
     expect(names.length).toBe(2);
-    const status = (await api.get("/api/backup/status")).json;
-    expect(status.lastResult.ok).toBe(true);
-
-    await api.put("/api/backup/config", config(backups, { schedule: { preset: "off" } }));
-    expect((await api.get("/api/backup/status")).json.nextRun).toBeNull();
+    expect(names.sort().at(-1)).toBe(status.lastResult.archive);
+    // Later runs pruned the oldest archive.
+    expect(names).not.toContain(oldest);
   });
 
   it("never overlaps with lds-backup from cron: the shared lock gives 409, and a scheduled run is recorded as skipped", async () => {
