@@ -53,6 +53,11 @@ const TABLE = {
   login_failed: { status: 401, exit: EXIT.forbidden, summary: "wrong username or password" },
   not_downloadable: { status: 409, exit: EXIT.usage, summary: "the archive is not at a local destination" },
   payload_too_large: { status: 413, exit: EXIT.usage, summary: "the upload is larger than the configured limit" },
+  repository_url_invalid: { status: 400, exit: EXIT.usage, summary: "the repository URL is not allowed" },
+  repository_auth_failed: { status: 403, exit: EXIT.forbidden, summary: "the git host refused the token" },
+  repository_not_found: { status: 404, exit: EXIT.notFound, summary: "no such repository or branch" },
+  repository_unreachable: { status: 502, exit: EXIT.destination, summary: "the git host cannot be reached" },
+  repository_too_large: { status: 422, exit: EXIT.usage, summary: "the repository exceeds the size limits" },
   internal_error: { status: 500, exit: EXIT.internal, summary: "unexpected internal error" },
   timeout: { status: 504, exit: EXIT.internal, summary: "processing timed out" },
 

@@ -84,6 +84,23 @@ function commands(cli: Argv, entry: Entry): Argv {
         )
         .demandCommand(1, "Name a subcommand: lds admin create --username NAME."),
     )
+    .command("ingest", "Index a source into a library now (operators; the public API queues the same work)", (y) =>
+      y
+        .command(
+          "git <url>",
+          "Clone a repository (token from $LDS_GIT_TOKEN) and index its documentation",
+          (g) =>
+            g
+              .positional("url", { type: "string", demandOption: true, describe: "https:// clone URL" })
+              .option("data-dir", dataDirOption)
+              .option("branch", { type: "string", describe: "Branch (default: the repository's default branch)" })
+              .option("skip-version-filtering", { type: "boolean", default: false, describe: "Keep versioned_docs/, docs/v1/, …" })
+              .option("allow-http-host", { type: "array", string: true, default: [], describe: "Internal host[:port] allowed over http" })
+              .option("json", json),
+          lazy(() => import("./commands/ingest-git.js")),
+        )
+        .demandCommand(1, "Name a source: lds ingest git URL."),
+    )
     .command("backups", "List or prune the archives at a destination", (y) =>
       y
         .command("list", "List archives, newest first", from, lazy(() => import("./commands/backups-list.js")))

@@ -1,0 +1,71 @@
+import type { Snippet } from "./snippet.js";
+
+/** Prose shorter than this carries too little to be worth a snippet of its own. */
+const MIN_INFO_CHARS = 80;
+
+/**
+ * Split Markdown into snippets: every fenced code block becomes a code snippet titled by its section heading and
+ * described by the prose just before it; each section's prose becomes an info snippet.
+ */
+export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
+  const snippets: Snippet[] = [];
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  let heading = titleFromPath(sourcePath);
+  let anchor: string | null = null;
+  let prose: string[] = [];
+  let lastParagraph = "";
+
+  const flushProse = () => {
+    const body = prose.join("\n").trim();
+    if (body.length >= MIN_INFO_CHARS) {
+      snippets.push({ kind: "info", title: heading, description: firstSentence(body), language: null, content: body, sourcePath, anchor });
+    }
+    prose = [];
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const fence = /^(\s*)(`{3,}|~{3,})\s*([\w+#.-]*)/.exec(line);
+    if (fence) {
+      const close = fence[2]!;
+      const code: string[] = [];
+      for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(close); i++) code.push(lines[i]!);
+      const content = code.join("\n").replace(/\s+$/, "");
+      if (content.trim()) {
+        snippets.push({ kind: "code", title: heading, description: lastParagraph, language: fence[3] || null, content, sourcePath, anchor });
+      }
+      continue;
+    }
+    const h = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
+    if (h) {
+      flushProse();
+      heading = h[2]!.replace(/[`*_]/g, "");
+      anchor = slug(heading);
+      lastParagraph = "";
+      continue;
+    }
+    prose.push(line);
+    if (line.trim()) lastParagraph = paragraphEndingAt(lines, i);
+  }
+  flushProse();
+  return snippets;
+}
+
+function paragraphEndingAt(lines: string[], end: number): string {
+  let start = end;
+  while (start > 0 && lines[start - 1]!.trim() && !/^(#{1,6}\s|`{3,}|~{3,})/.test(lines[start - 1]!.trimStart())) start--;
+  return lines.slice(start, end + 1).join(" ").replace(/\s+/g, " ").trim().slice(0, 500);
+}
+
+function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, " ");
+  return (/^(.{20,300}?[.!?])(\s|$)/.exec(flat)?.[1] ?? flat.slice(0, 200)).trim();
+}
+
+export function slug(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").trim().replace(/\s+/g, "-");
+}
+
+function titleFromPath(sourcePath: string): string {
+  return sourcePath.split("/").pop()!.replace(/\.[^.]+$/, "").replace(/[-_]/g, " ");
+}

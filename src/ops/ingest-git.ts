@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { isLdsError } from "../errors.js";
+import { collectDocuments } from "../indexing/collect.js";
+import { parseDocuments } from "../indexing/parse-documents.js";
+import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
+import { fetchRepository, remoteHead } from "../sources/git.js";
+import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
+import type { OpenVolume } from "./open-volume.js";
+
+export interface IngestGitOptions extends GitUrlPolicy {
+  volume: OpenVolume;
+  repositoryUrl: string;
+  branch?: string;
+  /** Never stored by this function, never logged or returned. */
+  token?: string;
+  skipVersionFiltering?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface IngestResult {
+  libraryId: string;
+  branch: string;
+  commit: string;
+  snippets: number;
+  /** True when the branch's commit was already indexed: nothing was fetched. */
+  unchanged: boolean;
+}
+
+type BranchRecord = { name: string; commit: string; fetchedAt: string };
+
+/**
+ * Index a git repository into a library: states queued → fetching → parsing → embedding → finalized (or failed,
+ * with the reason), the work folder on the data volume removed in every case. A branch whose commit is already
+ * indexed costs one `git ls-remote`.
+ */
+export async function ingestGitRepository(options: IngestGitOptions): Promise<IngestResult> {
+  const { db } = options.volume;
+  const { url, libraryId } = checkRepositoryUrl(options.repositoryUrl, options);
+  const title = libraryId.split("/").pop()!;
+  db.prepare(
+    `INSERT INTO libraries (id, title, source, source_url, state) VALUES (?, ?, 'git', ?, 'queued')
+     ON CONFLICT(id) DO NOTHING`,
+  ).run(libraryId, title, url.href);
+  const branches = JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string) as BranchRecord[];
+  const setState = (state: string, reason: string | null = null) =>
+    db.prepare("UPDATE libraries SET state = ?, state_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(state, reason, libraryId);
+
+  const work = path.join(options.volume.volume.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
+  try {
+    const head = await remoteHead({ url, branch: options.branch, token: options.token, signal: options.signal });
+    const known = branches.find((b) => (options.branch ? b.name === options.branch : b === branches[0]));
+    if (known && known.commit === head) {
+      return { libraryId, branch: known.name, commit: head, snippets: db.prepare("SELECT count(*) FROM snippets WHERE library_id = ?").pluck().get(libraryId) as number, unchanged: true };
+    }
+    setState("fetching");
+    fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
+    const fetched = await fetchRepository({ url, branch: options.branch, token: options.token, dir: work, signal: options.signal });
+    setState("parsing");
+    const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
+    setState("embedding");
+    const count = await replaceLibrarySnippets(options.volume, libraryId, snippets);
+    const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
+    const updated = [record, ...branches.filter((b) => b.name !== fetched.branch)];
+    db.prepare("UPDATE libraries SET branches = ? WHERE id = ?").run(JSON.stringify(updated), libraryId);
+    setState("finalized");
+    return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
+  } catch (err) {
+    setState("failed", isLdsError(err) ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err));
+    throw err;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,94 @@
+import fs from "node:fs";
+import { execa } from "execa";
+import { LdsError } from "../errors.js";
+
+export interface FetchOptions {
+  url: URL;
+  /** Branch to fetch; the remote's default branch when absent. */
+  branch?: string;
+  /** Sent as HTTP Basic credentials through git's environment: never in argv, .git/config, logs or messages. */
+  token?: string;
+  /** An empty directory to clone into (on the data volume; the caller removes it). */
+  dir: string;
+  /** Refuse repositories whose checkout exceeds this. @default 512 MiB */
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+/** Shallow, single-branch clone with the system git. Returns the checked-out branch and commit. */
+export async function fetchRepository(options: FetchOptions): Promise<{ branch: string; commit: string }> {
+  const args = ["clone", "--quiet", "--depth", "1", "--single-branch", "--no-tags"];
+  if (options.branch) args.push("--branch", options.branch);
+  await git([...args, "--", options.url.href, options.dir], options);
+  const limit = options.maxBytes ?? 512 * 1024 * 1024;
+  const size = directorySize(options.dir, limit);
+  if (size > limit) {
+    throw new LdsError("repository_too_large", `The repository's checkout is larger than the ${Math.round(limit / 1048576)} MiB limit.`, {
+      hint: "Ask an admin to raise the limit, or point the library at a smaller documentation repository.",
+    });
+  }
+  const branch = (await git(["-C", options.dir, "rev-parse", "--abbrev-ref", "HEAD"], options)).trim();
+  const commit = (await git(["-C", options.dir, "rev-parse", "HEAD"], options)).trim();
+  return { branch, commit };
+}
+
+/** The commit a branch (or the default branch) points to, without cloning: a refresh with nothing new stops here. */
+export async function remoteHead(options: Omit<FetchOptions, "dir" | "maxBytes">): Promise<string> {
+  const ref = options.branch ? `refs/heads/${options.branch}` : "HEAD";
+  const out = await git(["ls-remote", "--", options.url.href, ref], options);
+  const commit = out.split("\n").find((line) => line.endsWith(`\t${ref}`))?.split("\t")[0];
+  if (!commit) {
+    throw new LdsError("repository_not_found", `The repository has no ${options.branch ? `branch "${options.branch}"` : "default branch"}.`, {
+      hint: "Check the branch name.",
+    });
+  }
+  return commit;
+}
+
+async function git(args: string[], options: { url: URL; token?: string; signal?: AbortSignal }): Promise<string> {
+  const env: Record<string, string> = {
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_ASKPASS: "/bin/false",
+    GCM_INTERACTIVE: "never",
+  };
+  if (options.token) {
+    const basic = Buffer.from(`x-access-token:${options.token}`).toString("base64");
+    Object.assign(env, { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "http.extraHeader", GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` });
+  }
+  const result = await execa("git", args, { env, extendEnv: true, reject: false, cancelSignal: options.signal, timeout: 10 * 60_000 });
+  if (result.exitCode === 0) return String(result.stdout);
+  throw gitError(String(result.stderr), options);
+}
+
+/** Map git's stderr to an error an operator can act on; the token is scrubbed from anything quoted. */
+function gitError(stderr: string, options: { url: URL; token?: string }): LdsError {
+  const scrub = (s: string) => (options.token ? s.split(options.token).join("[redacted]") : s).trim().split("\n").pop()!.slice(0, 300);
+  const where = `${options.url.host}${options.url.pathname}`;
+  if (/Authentication failed|could not read Username|401|403|terminal prompts disabled/i.test(stderr)) {
+    return new LdsError("repository_auth_failed", `${where} refused access${options.token ? " with the given token" : " without a token"}.`, {
+      hint: options.token ? "Check that the token is valid and may read this repository." : "For a private repository, pass a gitToken or connect an account.",
+    });
+  }
+  if (/not found|does not exist|Remote branch .* not found|404/i.test(stderr)) {
+    return new LdsError("repository_not_found", `${where}: repository or branch not found (${scrub(stderr)}).`, { hint: "Check the URL and the branch name." });
+  }
+  if (/Could not resolve host|Connection refused|timed out|unable to access/i.test(stderr)) {
+    return new LdsError("repository_unreachable", `Cannot reach ${options.url.host} (${scrub(stderr)}).`, { hint: "Check the URL and the network." });
+  }
+  return new LdsError("repository_unreachable", `git failed for ${where}: ${scrub(stderr)}.`, { hint: "Check the URL, the token and the network." });
+}
+
+function directorySize(dir: string, stopAt: number): number {
+  let total = 0;
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      if (total > stopAt) return;
+      const full = `${d}/${entry.name}`;
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) total += fs.statSync(full).size;
+    }
+  };
+  walk(dir);
+  return total;
+}

@@ -1,0 +1,117 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isLdsError } from "../../src/errors.js";
+import { ingestGitRepository } from "../../src/ops/ingest-git.js";
+import { openVolume } from "../../src/ops/open-volume.js";
+import { fetchRepository } from "../../src/sources/git.js";
+import { checkRepositoryUrl } from "../../src/sources/git-url.js";
+import { runCli } from "../helpers/cli.js";
+import { startGitServer } from "../helpers/git-server.js";
+import { tempDir } from "../helpers/temp.js";
+
+const TOKEN = "ghp_test-token-9f8e7d6c5b4a";
+let git: Awaited<ReturnType<typeof startGitServer>>;
+beforeAll(async () => {
+  git = await startGitServer(TOKEN);
+});
+afterAll(async () => {
+  await git?.close();
+});
+
+const DOCS = {
+  "README.md": "# Widgets\n\nWidgets render values in small reusable parts, configured by size and colour.\n\n## Install\n\nInstall it first.\n\n```bash\nnpm install widgets\n```\n",
+  "docs/usage.md": "# Usage\n\nCreate a widget with a size between one and five.\n\n```js\nnew Widget({ size: 2 })\n```\n",
+  "CHANGELOG.md": "# 1.0\n\n```\nnot documentation\n```\n",
+};
+const policy = () => ({ allowHttpHosts: [new URL(git.base).host] });
+const code = async (p: Promise<unknown>) => p.then(() => undefined, (e) => (isLdsError(e) ? e.code : String(e)));
+
+describe("git repositories", () => {
+  it("accepts only https (or allow-listed internal http) URLs without credentials, and derives /owner/repo", () => {
+    expect(checkRepositoryUrl("https://github.com/acme/widgets.git").libraryId).toBe("/acme/widgets");
+    for (const bad of ["http://github.com/a/b", "https://user:pw@github.com/a/b", "file:///etc/passwd", "https://github.com/only", "ssh://git@host/a/b", "https://github.com/a/b?x=1", "not a url"]) {
+      expect(() => checkRepositoryUrl(bad), bad).toThrow(/Repository URL refused/);
+    }
+    expect(checkRepositoryUrl(`${git.base}/public/acme/widgets.git`, policy()).libraryId).toBe("/acme/widgets");
+  });
+
+  it("clones a private repository with the token, which never reaches argv, .git/config or an error message", async () => {
+    const repo = await git.createRepo("private", "acme", "secret-docs", DOCS);
+    const url = checkRepositoryUrl(repo.url, policy()).url;
+    expect(await code(fetchRepository({ url, dir: path.join(tempDir(), "a") }))).toBe("repository_auth_failed");
+    let wrongMessage = "";
+    await fetchRepository({ url, token: "wrong-token-123", dir: path.join(tempDir(), "b") }).catch((e) => (wrongMessage = `${e.message} ${e.hint}`));
+    expect(wrongMessage).toMatch(/refused access with the given token/);
+    expect(wrongMessage).not.toContain("wrong-token-123");
+
+    const dir = path.join(tempDir(), "c");
+    const fetched = await fetchRepository({ url, token: TOKEN, dir });
+    expect(fetched.branch).toBe("main");
+    expect(fetched.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(fs.readFileSync(path.join(dir, ".git/config"), "utf8")).not.toContain(TOKEN);
+    expect(fs.readFileSync(path.join(dir, ".git/config"), "utf8")).not.toContain(Buffer.from(`x-access-token:${TOKEN}`).toString("base64"));
+    expect(git.requests.some((r) => r.authorized)).toBe(true);
+    expect(await code(fetchRepository({ url, token: TOKEN, branch: "nope", dir: path.join(tempDir(), "d") }))).toBe("repository_not_found");
+  });
+
+  it("indexes a repository, skips an unchanged one, and replaces every snippet and vector when it changes", async () => {
+    const repo = await git.createRepo("public", "acme", "widgets", DOCS);
+    const root = tempDir();
+    const volume = openVolume(root);
+    try {
+      const first = await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      expect(first).toMatchObject({ libraryId: "/acme/widgets", branch: "main", unchanged: false });
+      const rows = () => volume.db.prepare("SELECT id, kind, title, content FROM snippets WHERE library_id = '/acme/widgets' ORDER BY id").all() as Array<{ id: number; kind: string; title: string; content: string }>;
+      expect(rows().filter((r) => r.kind === "code").map((r) => r.content)).toEqual(["npm install widgets", "new Widget({ size: 2 })"]);
+      expect(rows().some((r) => r.content.includes("not documentation"))).toBe(false);
+      expect(first.snippets).toBe(rows().length);
+      expect(volume.vectors.count()).toBe(rows().length);
+      expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
+      expect(volume.db.prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'widget'").pluck().get()).toBeGreaterThan(0);
+
+      const again = await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      expect(again).toMatchObject({ unchanged: true, commit: first.commit });
+
+      await repo.commit({ "docs/usage.md": "# Usage\n\nWidgets now take a colour as well as a size.\n\n```js\nnew Widget({ size: 2, colour: 'red' })\n```\n", "README.md": null });
+      const oldIds = rows().map((r) => r.id);
+      const changed = await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      expect(changed.unchanged).toBe(false);
+      expect(changed.commit).not.toBe(first.commit);
+      // The README is gone and the new prose is too short for an info snippet: exactly one code snippet is left.
+      expect(rows().map((r) => r.content)).toEqual(["new Widget({ size: 2, colour: 'red' })"]);
+      expect(rows().some((r) => r.content === "npm install widgets")).toBe(false);
+      expect(rows().some((r) => oldIds.includes(r.id))).toBe(false);
+      expect(volume.vectors.count()).toBe(rows().length);
+      for (const id of oldIds) expect(volume.vectors.db.prepare("SELECT count(*) FROM vec_snippets WHERE snippet_id = ?").pluck().get(BigInt(id))).toBe(0);
+      expect(fs.readdirSync(path.join(root, "work"))).toEqual([]);
+    } finally {
+      volume.close();
+    }
+  });
+
+  it("records a failed ingestion on the library, with the reason", async () => {
+    const repo = await git.createRepo("private", "acme", "locked", DOCS);
+    const volume = openVolume(tempDir());
+    try {
+      expect(await code(ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() }))).toBe("repository_auth_failed");
+      const library = volume.db.prepare("SELECT state, state_reason FROM libraries WHERE id = '/acme/locked'").get() as { state: string; state_reason: string };
+      expect(library.state).toBe("failed");
+      expect(library.state_reason).toMatch(/^repository_auth_failed: .*refused access/);
+    } finally {
+      volume.close();
+    }
+  });
+
+  it("lds ingest git takes the token from LDS_GIT_TOKEN and reports what it indexed", async () => {
+    const repo = await git.createRepo("private", "acme", "cli-docs", DOCS);
+    const dataDir = tempDir();
+    const host = new URL(git.base).host;
+    const result = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", dataDir, "--allow-http-host", host, "--json"], { LDS_GIT_TOKEN: TOKEN });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ libraryId: "/acme/cli-docs", unchanged: false });
+    const refused = await runCli("lds", ["ingest", "git", repo.url.replace("http://", "http://x:y@"), "--data-dir", dataDir]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/^Error: Repository URL refused: the URL holds credentials/);
+  });
+});
