@@ -84,6 +84,26 @@ function commands(cli: Argv, entry: Entry): Argv {
         )
         .demandCommand(1, "Name a subcommand: lds admin create --username NAME."),
     )
+    .command("teams", "Manage teams and their plans", (y) =>
+      y
+        .command("create <name>", "Create a team", (c) => c.positional("name", { type: "string", demandOption: true }).option("plan", { choices: ["free", "pro", "enterprise"], default: "free" }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
+        .command("set-plan <name> <plan>", "Change a team's plan", (c) => c.positional("name", { type: "string", demandOption: true }).positional("plan", { choices: ["free", "pro", "enterprise"], demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
+        .command("restrict <name> [libraries..]", "Allow a team only these libraries", (c) => c.positional("name", { type: "string", demandOption: true }).positional("libraries", { type: "string", array: true, default: [] }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
+        .command("list", "List teams", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/teams.js")))
+        .demandCommand(1, "Name a subcommand: lds teams create|set-plan|restrict|list."),
+    )
+    .command("users", "Manage users", (y) =>
+      y
+        .command("add <email>", "Add a user to a team", (c) => c.positional("email", { type: "string", demandOption: true }).option("team", { type: "string", demandOption: true }).option("role", { choices: ["owner", "admin", "member"], default: "member" }).option("data-dir", dataDirOption), lazy(() => import("./commands/users.js")))
+        .demandCommand(1, "Name a subcommand: lds users add EMAIL --team NAME."),
+    )
+    .command("keys", "Manage API keys", (y) =>
+      y
+        .command("create", "Create an API key for a user (shown once)", (c) => c.option("email", { type: "string", demandOption: true }).option("name", { type: "string" }).option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/keys.js")))
+        .command("revoke <prefix>", "Revoke a key by its prefix (ldssk-…)", (c) => c.positional("prefix", { type: "string", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/keys.js")))
+        .command("list", "List keys (prefixes only)", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/keys.js")))
+        .demandCommand(1, "Name a subcommand: lds keys create|revoke|list."),
+    )
     .command("ingest", "Index a source into a library now (operators; the public API queues the same work)", (y) =>
       y
         .command(

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { Cron } from "croner";
 import { LdsError } from "../errors.js";
-import { getSecret, hasSecret, putSecret } from "../store/secrets-table.js";
+import { deleteSecret, getSecret, hasSecret, putSecret } from "../store/secrets-table.js";
 import { getSetting, setSetting } from "../store/settings.js";
 
 /** The backup configuration as stored and as GET /api/backup/config answers (the secret is never included). */
@@ -81,7 +81,7 @@ export function saveBackupConfig(
   db.transaction(() => {
     setSetting(db, SETTING, JSON.stringify(toStore));
     if (destination.type === "s3" && secretAccessKey !== undefined) {
-      if (secretAccessKey === "") db.prepare("DELETE FROM secrets WHERE name = ?").run(S3_SECRET);
+      if (secretAccessKey === "") deleteSecret(db, S3_SECRET);
       else putSecret(db, key, S3_SECRET, secretAccessKey);
     }
   })();

@@ -11,7 +11,9 @@ import { countAdmins, insertAdmin } from "../store/admins.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../util/worker.js";
 import { lockVolumeExclusive } from "../volume/volume-locks.js";
+import { planLimits } from "../server/rate-limiter.js";
 import { createBackupRunner } from "./backup-runner.js";
+import { createJobRunner } from "./job-runner.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "./open-volume.js";
 import { describeRecovery, recoverInterruptedRestore } from "./restore-journal.js";
 import { applyStagedRestore } from "./staged-restore.js";
@@ -53,10 +55,19 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     opened = openVolume(volume.root);
     await bootstrapAdmin(opened, env, logger);
     const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
+    const gitPolicy = { allowHttpHosts: (env.LDS_GIT_ALLOW_HTTP_HOSTS ?? "").split(",").map((h) => h.trim()).filter(Boolean) };
+    const jobs = createJobRunner({ volume: opened, logger, gitPolicy, concurrency: Number(env.LDS_JOB_CONCURRENCY) || 2 });
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));
     const app = buildApp({
       volume: opened,
+      jobs,
+      publicApi: {
+        limits: planLimits(env),
+        unauthenticatedPerMinute: Number(env.LDS_RATE_LIMIT_UNAUTHENTICATED) || 30,
+        refreshLimits: { owner: Number(env.LDS_REFRESH_LIMIT_OWNER) || 60, other: Number(env.LDS_REFRESH_LIMIT) || 10 },
+        gitPolicy,
+      },
       logger,
       runner,
       licence: () => loadLicence(volume.root, env),
@@ -70,6 +81,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     } catch (err) {
       await app.close();
       await runner.close();
+      await jobs.close();
       throw fromSystemError(err, `${host}:${port}`);
     }
     const address = app.server.address();
@@ -84,6 +96,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       async close() {
         await app.close();
         await runner.close();
+        await jobs.close();
         handle.close();
         lock.release();
         logger.info("LDS stopped");

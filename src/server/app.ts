@@ -9,7 +9,9 @@ import type { OpenVolume } from "../ops/open-volume.js";
 import { authRoutes } from "./routes/auth.js";
 import { backupRoutes } from "./routes/backup.js";
 import { healthRoutes } from "./routes/health.js";
+import { publicApiRoutes, type PublicApiOptions } from "./routes/public-api.js";
 import { restoreRoutes } from "./routes/restore.js";
+import type { JobRunner } from "../ops/job-runner.js";
 
 export interface AppSettings {
   /** @default 12 hours */
@@ -24,6 +26,8 @@ export interface AppSettings {
 
 export interface AppOptions {
   volume: OpenVolume;
+  jobs: JobRunner;
+  publicApi: Omit<PublicApiOptions, "volume" | "jobs">;
   logger: Logger;
   runner: BackupRunner;
   licence: () => Licence;
@@ -35,7 +39,7 @@ export interface AppOptions {
 const PUBLIC_API = /^\/v\d+\//;
 
 /** The HTTP shell: routes call the core and turn LdsError into a status and `{error, message}`. */
-export function buildApp({ volume, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
+export function buildApp({ volume, jobs, publicApi, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
@@ -89,5 +93,6 @@ export function buildApp({ volume, logger, runner, licence, requestRestart, sett
   app.register(authRoutes, { volume, sessionTtlSeconds: settings.sessionTtlSeconds, loginAttemptsPerMinute: settings.loginAttemptsPerMinute });
   app.register(backupRoutes, { volume, runner });
   app.register(restoreRoutes, { volume, uploadLimitBytes: settings.uploadLimitBytes, requestRestart });
+  app.register(publicApiRoutes, { volume, jobs, ...publicApi });
   return app;
 }

@@ -138,6 +138,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX admin_sessions_by_expiry ON admin_sessions(expires_at);
     `,
   },
+  {
+    version: 5,
+    name: "public-api-access",
+    sql: `
+      -- Keys are looked up by their public prefix, then the secret's hash is compared in constant time.
+      CREATE UNIQUE INDEX api_keys_by_prefix ON api_keys(prefix);
+      ALTER TABLE teams ADD COLUMN restrict_libraries INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE team_library_access (
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        library_id TEXT NOT NULL,
+        PRIMARY KEY (team_id, library_id)
+      );
+      ALTER TABLE libraries ADD COLUMN owner_user_id INTEGER REFERENCES users(id) ON DELETE SET NULL;
+      CREATE INDEX jobs_by_library ON jobs(library_id);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

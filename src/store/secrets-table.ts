@@ -21,3 +21,7 @@ export function hasSecret(db: Database.Database, name: string): boolean {
 export function countSecrets(db: Database.Database): number {
   return db.prepare("SELECT count(*) FROM secrets").pluck().get() as number;
 }
+
+export function deleteSecret(db: Database.Database, name: string): void {
+  db.prepare("DELETE FROM secrets WHERE name = ?").run(name);
+}

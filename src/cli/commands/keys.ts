@@ -1,0 +1,26 @@
+import { requireUser } from "../../store/accounts.js";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../store/api-keys.js";
+import { withVolume } from "../with-volume.js";
+
+export async function run(argv: { _: string[]; email?: string; name?: string; prefix?: string; dataDir?: string; json?: boolean }): Promise<number> {
+  return withVolume(argv.dataDir, ({ db }) => {
+    switch (argv._[1]) {
+      case "create": {
+        const { key, prefix } = createApiKey(db, requireUser(db, argv.email!).id, argv.name ?? null);
+        if (argv.json) process.stdout.write(JSON.stringify({ key, prefix }) + "\n");
+        else process.stdout.write(`${key}\nThis key is shown once: store it now. Revoke it with: lds keys revoke ${prefix}\n`);
+        break;
+      }
+      case "revoke":
+        revokeApiKey(db, argv.prefix!);
+        process.stdout.write(`Revoked ${argv.prefix}.\n`);
+        break;
+      default: {
+        const keys = listApiKeys(db);
+        if (argv.json) process.stdout.write(JSON.stringify(keys) + "\n");
+        else for (const k of keys as Array<Record<string, string | null>>) process.stdout.write(`${k.prefix}\t${k.email}\t${k.name ?? ""}\t${k.revokedAt ? "revoked" : "active"}\n`);
+      }
+    }
+    return 0;
+  });
+}

@@ -1,0 +1,146 @@
+import type { FastifyPluginAsync } from "fastify";
+import { isLdsError, LdsError } from "../../errors.js";
+import type { JobRunner } from "../../ops/job-runner.js";
+import type { OpenVolume } from "../../ops/open-volume.js";
+import { checkRepositoryUrl, type GitUrlPolicy } from "../../sources/git-url.js";
+import { teamMayUse } from "../../store/accounts.js";
+import { authenticate, type Caller } from "../../store/api-keys.js";
+import { enqueueJob } from "../../store/jobs.js";
+import { createRateLimiter, type planLimits } from "../rate-limiter.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+}
+
+export interface PublicApiOptions {
+  volume: OpenVolume;
+  jobs: JobRunner;
+  limits: ReturnType<typeof planLimits>;
+  /** Failed authentications allowed per client address and minute (floods of bad keys). */
+  unauthenticatedPerMinute: number;
+  /** Refreshes per minute: by a library's owner, and by anyone else. */
+  refreshLimits: { owner: number; other: number };
+  gitPolicy: GitUrlPolicy;
+}
+
+const LIBRARY_ID = /^\/[A-Za-z0-9._-]+\/[A-Za-z0-9._@-]+(\/[A-Za-z0-9._-]+)?$/;
+
+/** The public submission API of the spec: add a repository, refresh a library (docs/api.md). */
+export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app, options) => {
+  const { db, key } = options.volume;
+  const requests = createRateLimiter();
+  const failures = createRateLimiter();
+  const refreshes = createRateLimiter();
+
+  app.addHook("onRequest", async (request, reply) => {
+    let caller: Caller;
+    try {
+      caller = authenticate(db, request.headers.authorization);
+    } catch (err) {
+      failures.hit(`ip:${request.ip}`, options.unauthenticatedPerMinute, reply);
+      throw err;
+    }
+    requests.hit(caller.keyPrefix, options.limits[caller.plan], reply);
+    request.caller = caller;
+  });
+
+  app.post<{ Body: { docsRepoUrl: string; gitToken?: string; private?: boolean; skipVersionFiltering?: boolean; generateDocs?: boolean } }>(
+    "/v2/add/repo/hostb",
+    {
+      schema: {
+        body: {
+          type: "object",
+          required: ["docsRepoUrl"],
+          properties: {
+            docsRepoUrl: { type: "string", minLength: 1, maxLength: 2048 },
+            gitToken: { type: "string", minLength: 1, maxLength: 1024 },
+            private: { type: "boolean" },
+            skipVersionFiltering: { type: "boolean" },
+            generateDocs: { type: "boolean" },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const caller = request.caller!;
+      const body = request.body;
+      const { url, libraryId } = repositoryUrl(body.docsRepoUrl, options.gitPolicy);
+      if (body.generateDocs) {
+        throw new LdsError("validation_error", "generateDocs is not available in this release of LDS yet.", { hint: "Submit without generateDocs." });
+      }
+      if (body.private) {
+        if (caller.role === "member") throw new LdsError("forbidden", "Only team owners and admins can add private repositories.");
+        if (caller.plan === "free") throw new LdsError("forbidden", "Your plan does not allow private repositories: a Pro plan or a team is required.");
+      }
+      const existing = db.prepare("SELECT team_id, private FROM libraries WHERE id = ?").get(libraryId) as { team_id: number | null; private: number } | undefined;
+      if (existing && (body.private || existing.private)) {
+        throw new LdsError("duplicate_repo", `The repository ${libraryId} is already a library${existing.team_id === caller.teamId ? " of your team" : ""}.`, {
+          hint: `Refresh it with POST /v1/refresh {"libraryName": "${libraryId}"}.`,
+        });
+      }
+      if (!teamMayUse(db, caller.teamId, libraryId)) throw accessDenied(libraryId);
+      db.transaction(() => {
+        db.prepare(
+          `INSERT INTO libraries (id, team_id, title, source, source_url, private, owner_user_id, state)
+           VALUES (?, ?, ?, 'git', ?, ?, ?, 'queued') ON CONFLICT(id) DO UPDATE SET state = 'queued'`,
+        ).run(libraryId, body.private ? caller.teamId : null, libraryId.split("/").pop(), url.href, body.private ? 1 : 0, caller.userId);
+        enqueueJob(db, key, { library_id: libraryId, kind: "ingest", payload: { url: url.href, skipVersionFiltering: body.skipVersionFiltering } }, body.gitToken);
+      })();
+      options.jobs.kick();
+      request.log.info({ library: libraryId, private: Boolean(body.private), by: caller.keyPrefix }, "repository submitted");
+      return { libraryName: libraryId, message: `Repository ${libraryId} was submitted for processing.` };
+    },
+  );
+
+  app.post<{ Body: { libraryName: string; branch?: string; gitToken?: string } }>(
+    "/v1/refresh",
+    {
+      schema: {
+        body: {
+          type: "object",
+          required: ["libraryName"],
+          properties: { libraryName: { type: "string", maxLength: 512 }, branch: { type: "string", minLength: 1, maxLength: 255 }, gitToken: { type: "string", minLength: 1, maxLength: 1024 } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller!;
+      const { libraryName, branch, gitToken } = request.body;
+      if (!LIBRARY_ID.test(libraryName)) {
+        throw new LdsError("invalid_library_id", `"${libraryName.slice(0, 100)}" is not a library id of the form /owner/repo or /<source>/<id>.`);
+      }
+      const library = db.prepare("SELECT id, team_id, private, source_url, branches, owner_user_id FROM libraries WHERE id = ?").get(libraryName) as
+        | { id: string; team_id: number | null; private: number; source_url: string; branches: string; owner_user_id: number | null }
+        | undefined;
+      if (!library || (library.private && library.team_id !== caller.teamId)) {
+        throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: "Submit it first with POST /v2/add/repo/hostb." });
+      }
+      if (!teamMayUse(db, caller.teamId, libraryName)) throw accessDenied(libraryName);
+      if (library.private && caller.plan === "free") throw new LdsError("forbidden", "Private sources require a Pro or Enterprise plan.");
+      const known = (JSON.parse(library.branches) as Array<{ name: string }>).map((b) => b.name);
+      if (branch && !known.includes(branch)) {
+        throw new LdsError("branch_not_found", `The branch "${branch}" is not part of ${libraryName}; added branches: ${known.join(", ") || "none yet"}.`);
+      }
+      const isOwner = library.owner_user_id === caller.userId;
+      refreshes.hit(`${caller.keyPrefix}:${isOwner ? "owner" : "other"}`, isOwner ? options.refreshLimits.owner : options.refreshLimits.other, reply);
+      enqueueJob(db, key, { library_id: libraryName, kind: "refresh", payload: { url: library.source_url, branch } }, gitToken);
+      options.jobs.kick();
+      return { message: `Refresh of ${libraryName}${branch ? ` (${branch})` : ""} started.` };
+    },
+  );
+};
+
+function repositoryUrl(raw: string, policy: GitUrlPolicy) {
+  try {
+    return checkRepositoryUrl(raw, policy);
+  } catch (err) {
+    if (isLdsError(err, "repository_url_invalid")) throw new LdsError("validation_error", `docsRepoUrl: ${err.message}`);
+    throw err;
+  }
+}
+
+function accessDenied(libraryId: string): LdsError {
+  return new LdsError("access_denied", `${libraryId} is not among your team's allowed libraries.`, { hint: "Ask a team owner to allow it." });
+}

@@ -1,0 +1,84 @@
+import type Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+
+export type Plan = "free" | "pro" | "enterprise";
+export type Role = "owner" | "admin" | "member";
+
+export interface Team {
+  id: number;
+  name: string;
+  plan: Plan;
+  restrict_libraries: number;
+}
+
+export function createTeam(db: Database.Database, name: string, plan: Plan): Team {
+  try {
+    const id = Number(db.prepare("INSERT INTO teams (name, plan) VALUES (?, ?)").run(name, plan).lastInsertRowid);
+    return findTeam(db, String(id))!;
+  } catch (err) {
+    if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new LdsError("validation_error", `A team named ${name} already exists.`);
+    throw err;
+  }
+}
+
+/** By name, or by numeric id. */
+export function findTeam(db: Database.Database, nameOrId: string): Team | undefined {
+  const select = "SELECT id, name, plan, restrict_libraries FROM teams WHERE ";
+  const byName = db.prepare(select + "name = ?").get(nameOrId) as Team | undefined;
+  if (byName || !/^\d+$/.test(nameOrId)) return byName;
+  return db.prepare(select + "id = ?").get(Number(nameOrId)) as Team | undefined;
+}
+
+export function requireTeam(db: Database.Database, nameOrId: string): Team {
+  const team = findTeam(db, nameOrId);
+  if (!team) throw new LdsError("team_not_found", `No team ${nameOrId}.`, { hint: "List them with `lds teams list`." });
+  return team;
+}
+
+export function listTeams(db: Database.Database): Team[] {
+  return db.prepare("SELECT id, name, plan, restrict_libraries FROM teams ORDER BY name").all() as Team[];
+}
+
+export function setTeamPlan(db: Database.Database, team: Team, plan: Plan): void {
+  db.prepare("UPDATE teams SET plan = ? WHERE id = ?").run(plan, team.id);
+}
+
+export interface User {
+  id: number;
+  team_id: number;
+  email: string;
+  role: Role;
+}
+
+export function addUser(db: Database.Database, team: Team, email: string, role: Role): User {
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new LdsError("validation_error", `"${email}" is not an email address.`);
+  try {
+    const id = Number(db.prepare("INSERT INTO users (team_id, email, role) VALUES (?, ?, ?)").run(team.id, email, role).lastInsertRowid);
+    return { id, team_id: team.id, email, role };
+  } catch (err) {
+    if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new LdsError("validation_error", `A user ${email} already exists.`);
+    throw err;
+  }
+}
+
+export function requireUser(db: Database.Database, email: string): User {
+  const user = db.prepare("SELECT id, team_id, email, role FROM users WHERE email = ?").get(email) as User | undefined;
+  if (!user) throw new LdsError("user_not_found", `No user ${email}.`, { hint: "Add one with `lds users add EMAIL --team NAME`." });
+  return user;
+}
+
+/** Restrict a team to an allow-list of libraries (an empty list with restriction on allows none). */
+export function restrictTeamLibraries(db: Database.Database, team: Team, libraryIds: string[]): void {
+  db.transaction(() => {
+    db.prepare("UPDATE teams SET restrict_libraries = 1 WHERE id = ?").run(team.id);
+    db.prepare("DELETE FROM team_library_access WHERE team_id = ?").run(team.id);
+    const add = db.prepare("INSERT INTO team_library_access (team_id, library_id) VALUES (?, ?)");
+    for (const id of libraryIds) add.run(team.id, id);
+  })();
+}
+
+export function teamMayUse(db: Database.Database, teamId: number, libraryId: string): boolean {
+  const team = db.prepare("SELECT restrict_libraries FROM teams WHERE id = ?").get(teamId) as { restrict_libraries: number } | undefined;
+  if (!team?.restrict_libraries) return true;
+  return db.prepare("SELECT 1 FROM team_library_access WHERE team_id = ? AND library_id = ?").get(teamId, libraryId) !== undefined;
+}

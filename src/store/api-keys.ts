@@ -1,0 +1,65 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+import type { Plan, Role } from "./accounts.js";
+
+/** Every key starts with this (spec: keys carry a fixed vendor prefix). */
+export const KEY_PREFIX = "ldssk-";
+const KEY_FORMAT = /^ldssk-([0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
+
+export interface Caller {
+  keyPrefix: string;
+  userId: number;
+  email: string;
+  role: Role;
+  teamId: number;
+  plan: Plan;
+}
+
+const digest = (secret: string) => createHash("sha256").update(secret).digest();
+
+/** A new key: shown once; only its public prefix and the SHA-256 of its secret are stored. */
+export function createApiKey(db: Database.Database, userId: number, name: string | null): { key: string; prefix: string } {
+  const id = randomBytes(6).toString("hex");
+  const secret = randomBytes(32).toString("base64url");
+  const prefix = `${KEY_PREFIX}${id}`;
+  db.prepare("INSERT INTO api_keys (user_id, prefix, key_hash, name) VALUES (?, ?, ?, ?)").run(userId, prefix, digest(secret).toString("hex"), name);
+  return { key: `${prefix}.${secret}`, prefix };
+}
+
+/** The caller a bearer key belongs to; `invalid_api_key` for a missing, malformed, unknown or revoked key. */
+export function authenticate(db: Database.Database, authorization: string | undefined): Caller {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (!match) throw invalid(authorization ? "The Authorization header is not `Bearer <API key>`." : "An API key is required: send `Authorization: Bearer <API key>`.");
+  const parts = KEY_FORMAT.exec(match[1]!);
+  if (!parts) throw invalid(`API keys start with ${KEY_PREFIX}; this one is malformed.`);
+  const row = db
+    .prepare(
+      `SELECT k.prefix, k.key_hash, k.revoked_at, u.id AS user_id, u.email, u.role, t.id AS team_id, t.plan
+       FROM api_keys k JOIN users u ON u.id = k.user_id JOIN teams t ON t.id = u.team_id WHERE k.prefix = ?`,
+    )
+    .get(`${KEY_PREFIX}${parts[1]}`) as { prefix: string; key_hash: string; revoked_at: string | null; user_id: number; email: string; role: Role; team_id: number; plan: Plan } | undefined;
+  // Compare even when the prefix is unknown, so that timing does not tell which prefixes exist.
+  const expected = row ? Buffer.from(row.key_hash, "hex") : Buffer.alloc(32);
+  const matches = timingSafeEqual(digest(parts[2]!), expected);
+  if (!row || !matches || row.revoked_at) throw invalid("The API key is unknown or was revoked.");
+  return { keyPrefix: row.prefix, userId: row.user_id, email: row.email, role: row.role, teamId: row.team_id, plan: row.plan };
+}
+
+export function revokeApiKey(db: Database.Database, prefix: string): void {
+  const changes = db.prepare("UPDATE api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE prefix = ? AND revoked_at IS NULL").run(prefix).changes;
+  if (changes === 0) throw new LdsError("validation_error", `No active key ${prefix}.`, { hint: "List keys with `lds keys list`." });
+}
+
+export function listApiKeys(db: Database.Database) {
+  return db
+    .prepare(
+      `SELECT k.prefix, k.name, u.email, k.created_at AS createdAt, k.revoked_at AS revokedAt
+       FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.created_at`,
+    )
+    .all();
+}
+
+function invalid(message: string): LdsError {
+  return new LdsError("invalid_api_key", message, { hint: "Create a key with `lds keys create --email EMAIL`." });
+}

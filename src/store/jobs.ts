@@ -1,0 +1,57 @@
+import type Database from "better-sqlite3";
+import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
+
+export interface JobPayload {
+  url: string;
+  branch?: string;
+  skipVersionFiltering?: boolean;
+  generateDocs?: boolean;
+}
+
+export interface Job {
+  id: number;
+  library_id: string;
+  kind: "ingest" | "refresh";
+  payload: JobPayload;
+}
+
+const tokenName = (jobId: number) => `job:${jobId}:gitToken`;
+
+/** Queue a job. A git token waits sealed in the secrets table (jobs survive restarts) and is removed with the job. */
+export function enqueueJob(db: Database.Database, key: Buffer, job: Omit<Job, "id">, token?: string): number {
+  return db.transaction(() => {
+    const id = Number(
+      db.prepare("INSERT INTO jobs (library_id, kind, payload) VALUES (?, ?, ?)").run(job.library_id, job.kind, JSON.stringify(job.payload)).lastInsertRowid,
+    );
+    if (token) putSecret(db, key, tokenName(id), token);
+    return id;
+  })();
+}
+
+/** Take the oldest queued job, atomically, so that two runners never take the same one. */
+export function claimNextJob(db: Database.Database): Job | undefined {
+  const row = db
+    .prepare(
+      `UPDATE jobs SET state = 'running', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')
+       WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1)
+       RETURNING id, library_id, kind, payload`,
+    )
+    .get() as { id: number; library_id: string; kind: Job["kind"]; payload: string } | undefined;
+  return row ? { ...row, payload: JSON.parse(row.payload) as JobPayload } : undefined;
+}
+
+export function jobToken(db: Database.Database, key: Buffer, jobId: number): string | undefined {
+  return getSecret(db, key, tokenName(jobId));
+}
+
+export function finishJob(db: Database.Database, jobId: number, error: string | null): void {
+  db.transaction(() => {
+    db.prepare("UPDATE jobs SET state = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(error ? "failed" : "done", error, jobId);
+    deleteSecret(db, tokenName(jobId));
+  })();
+}
+
+/** At start: a job that was running when the process died is run again. */
+export function requeueInterruptedJobs(db: Database.Database): number {
+  return db.prepare("UPDATE jobs SET state = 'queued' WHERE state = 'running'").run().changes;
+}
