@@ -1,0 +1,175 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { startGitServer } from "../helpers/git-server.js";
+import { eventually, startServer, type TestServer } from "../helpers/server.js";
+import { tempDir } from "../helpers/temp.js";
+import Database from "better-sqlite3";
+import path from "node:path";
+
+const TOKEN = "ghp_private-repo-token-42";
+let git: Awaited<ReturnType<typeof startGitServer>>;
+beforeAll(async () => {
+  git = await startGitServer(TOKEN);
+});
+afterAll(async () => {
+  await git?.close();
+});
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+});
+
+const DOCS = { "README.md": "# Gadgets\n\nGadgets hold widgets and arrange them in rows, columns or grids of any size you choose.\n\n## Start\n\nCreate one first.\n\n```js\nconst g = new Gadget()\n```\n" };
+
+/** A data volume with teams on each plan, users of each role and their keys, and a server on it. */
+async function world(env: Record<string, string> = {}) {
+  const dataDir = tempDir("lds-pub-");
+  const cli = async (...args: string[]) => {
+    const r = await runCli("lds", [...args, "--data-dir", dataDir]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  await cli("teams", "create", "free-team", "--plan", "free");
+  await cli("teams", "create", "pro-team", "--plan", "pro");
+  await cli("users", "add", "owner@pro.test", "--team", "pro-team", "--role", "owner");
+  await cli("users", "add", "member@pro.test", "--team", "pro-team", "--role", "member");
+  await cli("users", "add", "owner@free.test", "--team", "free-team", "--role", "owner");
+  const key = async (email: string) => JSON.parse(await cli("keys", "create", "--email", email, "--json")).key as string;
+  const keys = { proOwner: await key("owner@pro.test"), proMember: await key("member@pro.test"), freeOwner: await key("owner@free.test") };
+  const server = await startServer(dataDir, { LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host, ...env });
+  servers.push(server);
+  const call = async (route: string, body: unknown, apiKey?: string) => {
+    const response = await fetch(server.url + route, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, headers: response.headers, json: (await response.json()) as any };
+  };
+  const library = (id: string) => {
+    const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+    try {
+      return db.prepare("SELECT state, state_reason, (SELECT count(*) FROM snippets WHERE library_id = l.id) AS snippets FROM libraries l WHERE id = ?").get(id) as { state: string; state_reason: string | null; snippets: number } | undefined;
+    } finally {
+      db.close();
+    }
+  };
+  return { dataDir, server, keys, call, library, cli };
+}
+
+describe("the public API", () => {
+  it("answers 401 invalid_api_key for a missing, malformed, unknown or revoked key", async () => {
+    const w = await world();
+    const body = { docsRepoUrl: "https://example.test/a/b" };
+    expect((await w.call("/v2/add/repo/hostb", body)).json.error).toBe("invalid_api_key");
+    expect((await w.call("/v2/add/repo/hostb", body, "sk-not-ours")).json.error).toBe("invalid_api_key");
+    const unknown = w.keys.proOwner.replace(/\.(.)/, (_, c) => `.${c === "A" ? "B" : "A"}`);
+    const r = await w.call("/v2/add/repo/hostb", body, unknown);
+    expect(r.status).toBe(401);
+    expect(r.json).toMatchObject({ error: "invalid_api_key" });
+    const prefix = w.keys.proMember.split(".")[0]!;
+    await w.cli("keys", "revoke", prefix);
+    expect((await w.call("/v1/refresh", { libraryName: "/a/b" }, w.keys.proMember)).json.error).toBe("invalid_api_key");
+  });
+
+  it("ingests a public repository end to end and answers with the spec's fields", async () => {
+    const w = await world();
+    const repo = await git.createRepo("public", "acme", "gadgets", DOCS);
+    const r = await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url }, w.keys.freeOwner);
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ libraryName: "/acme/gadgets", message: "Repository /acme/gadgets was submitted for processing." });
+    expect(Number(r.headers.get("ratelimit-limit"))).toBe(60);
+    expect(Number(r.headers.get("ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+    const done = await eventually(async () => (w.library("/acme/gadgets")?.state === "finalized" ? w.library("/acme/gadgets") : undefined));
+    expect(done.snippets).toBe(2);
+  });
+
+  it("private repositories: owners and admins of paid plans only, with the token, and never twice", async () => {
+    const w = await world();
+    const repo = await git.createRepo("private", "acme", "internal", DOCS);
+    const body = { docsRepoUrl: repo.url, private: true, gitToken: TOKEN };
+    const member = await w.call("/v2/add/repo/hostb", body, w.keys.proMember);
+    expect(member.status).toBe(403);
+    expect(member.json).toMatchObject({ error: "forbidden", message: "Only team owners and admins can add private repositories." });
+    const free = await w.call("/v2/add/repo/hostb", body, w.keys.freeOwner);
+    expect(free.status).toBe(403);
+    expect(free.json.message).toMatch(/plan does not allow private repositories/);
+
+    expect((await w.call("/v2/add/repo/hostb", body, w.keys.proOwner)).status).toBe(200);
+    await eventually(async () => w.library("/acme/internal")?.state === "finalized");
+    const again = await w.call("/v2/add/repo/hostb", body, w.keys.proOwner);
+    expect(again.status).toBe(409);
+    expect(again.json.error).toBe("duplicate_repo");
+    // The token was only needed while the job waited: nothing sealed is left.
+    const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM secrets WHERE name LIKE 'job:%'").pluck().get()).toBe(0);
+    db.close();
+    expect(w.server.output()).not.toContain(TOKEN);
+  });
+
+  it("a wrong token fails the job with the reason on the library", async () => {
+    const w = await world();
+    const repo = await git.createRepo("private", "acme", "locked", DOCS);
+    await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true, gitToken: "wrong" }, w.keys.proOwner);
+    const failed = await eventually(async () => (w.library("/acme/locked")?.state === "failed" ? w.library("/acme/locked") : undefined));
+    expect(failed.state_reason).toMatch(/^repository_auth_failed/);
+  });
+
+  it("validates bodies and library ids (400), and refreshes only known libraries and branches", async () => {
+    const w = await world();
+    const missing = await w.call("/v2/add/repo/hostb", {}, w.keys.proOwner);
+    expect(missing.status).toBe(400);
+    expect(missing.json).toMatchObject({ error: "validation_error" });
+    expect(missing.json.message).toMatch(/docsRepoUrl/);
+    expect((await w.call("/v2/add/repo/hostb", { docsRepoUrl: "ftp://x/a/b" }, w.keys.proOwner)).json.message).toMatch(/^docsRepoUrl: Repository URL refused/);
+    expect((await w.call("/v1/refresh", { libraryName: "not-an-id" }, w.keys.proOwner)).json.error).toBe("invalid_library_id");
+    expect((await w.call("/v1/refresh", { libraryName: "/nobody/nothing" }, w.keys.proOwner)).json.error).toBe("library_not_found");
+
+    const repo = await git.createRepo("public", "acme", "tools", DOCS);
+    await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url }, w.keys.proOwner);
+    await eventually(async () => w.library("/acme/tools")?.state === "finalized");
+    const badBranch = await w.call("/v1/refresh", { libraryName: "/acme/tools", branch: "develop" }, w.keys.proOwner);
+    expect(badBranch.status).toBe(404);
+    expect(badBranch.json).toMatchObject({ error: "branch_not_found" });
+    expect(badBranch.json.message).toContain("added branches: main");
+
+    await repo.commit({ "README.md": "# Gadgets\n\n```js\nconst g = new Gadget({ rows: 2 })\n```\n" });
+    const refreshed = await w.call("/v1/refresh", { libraryName: "/acme/tools", branch: "main" }, w.keys.proOwner);
+    expect(refreshed.json).toEqual({ message: "Refresh of /acme/tools (main) started." });
+    await eventually(async () => {
+      const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
+      try {
+        return db.prepare("SELECT content FROM snippets WHERE library_id = '/acme/tools'").pluck().all().join() === "const g = new Gadget({ rows: 2 })";
+      } finally {
+        db.close();
+      }
+    });
+
+    await w.cli("teams", "restrict", "pro-team", "/acme/other");
+    expect((await w.call("/v1/refresh", { libraryName: "/acme/tools" }, w.keys.proOwner)).json.error).toBe("access_denied");
+  });
+
+  it("limits requests per key with RateLimit headers and 429 Retry-After, and floods of bad keys per address", async () => {
+    const w = await world({ LDS_RATE_LIMIT_FREE: "3", LDS_RATE_LIMIT_UNAUTHENTICATED: "2" });
+    for (let i = 0; i < 3; i++) {
+      const r = await w.call("/v1/refresh", { libraryName: "/x/y" }, w.keys.freeOwner);
+      expect(r.json.error).toBe("library_not_found");
+      expect(r.headers.get("ratelimit-remaining")).toBe(String(2 - i));
+    }
+    const limited = await w.call("/v1/refresh", { libraryName: "/x/y" }, w.keys.freeOwner);
+    expect(limited.status).toBe(429);
+    expect(limited.json.error).toBe("rate_limit_exceeded");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.headers.get("ratelimit-limit")).toBe("3");
+    expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+    const reset = Number(limited.headers.get("ratelimit-reset"));
+    expect(reset).toBeGreaterThan(Date.now() / 1000);
+    expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61);
+    // Another key of the same server is not affected.
+    expect((await w.call("/v1/refresh", { libraryName: "/x/y" }, w.keys.proOwner)).status).toBe(404);
+
+    expect((await w.call("/v1/refresh", { libraryName: "/x/y" }, "bad")).status).toBe(401);
+    expect((await w.call("/v1/refresh", { libraryName: "/x/y" }, "bad")).status).toBe(401);
+    expect((await w.call("/v1/refresh", { libraryName: "/x/y" }, "bad")).status).toBe(429);
+  });
+});

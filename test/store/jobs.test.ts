@@ -1,0 +1,35 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openVolume } from "../../src/ops/open-volume.js";
+import { claimNextJob, enqueueJob, finishJob, jobToken, requeueInterruptedJobs } from "../../src/store/jobs.js";
+import { tempDir } from "../helpers/temp.js";
+
+describe("the job queue", () => {
+  it("keeps a job's token sealed until the job ends, hands each job out once, and re-queues interrupted jobs", () => {
+    const root = tempDir();
+    const volume = openVolume(root);
+    const { db, key } = volume;
+    db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/a/b', 'b', 'git')").run();
+    const first = enqueueJob(db, key, { library_id: "/a/b", kind: "ingest", payload: { url: "https://h/a/b" } }, "tok-secret-123");
+    const second = enqueueJob(db, key, { library_id: "/a/b", kind: "refresh", payload: { url: "https://h/a/b", branch: "main" } });
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    expect(fs.readFileSync(path.join(root, "lds.db")).includes(Buffer.from("tok-secret-123"))).toBe(false);
+
+    const claimed = claimNextJob(db)!;
+    expect(claimed).toMatchObject({ id: first, kind: "ingest", payload: { url: "https://h/a/b" } });
+    expect(jobToken(db, key, first)).toBe("tok-secret-123");
+    expect(claimNextJob(db)!.id).toBe(second);
+    expect(claimNextJob(db)).toBeUndefined();
+
+    // The process dies with both running: at the next start both are queued again.
+    expect(requeueInterruptedJobs(db)).toBe(2);
+    expect(claimNextJob(db)!.id).toBe(first);
+    finishJob(db, first, null);
+    expect(jobToken(db, key, first)).toBeUndefined();
+    expect(db.prepare("SELECT state FROM jobs WHERE id = ?").pluck().get(first)).toBe("done");
+    finishJob(db, second, "repository_not_found: gone");
+    expect(db.prepare("SELECT state, error FROM jobs WHERE id = ?").get(second)).toEqual({ state: "failed", error: "repository_not_found: gone" });
+    volume.close();
+  });
+});
