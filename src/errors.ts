@@ -57,6 +57,7 @@ const TABLE = {
   repository_auth_failed: { status: 403, exit: EXIT.forbidden, summary: "the git host refused the token" },
   repository_not_found: { status: 404, exit: EXIT.notFound, summary: "no such repository or branch" },
   repository_unreachable: { status: 502, exit: EXIT.destination, summary: "the git host cannot be reached" },
+  wiki_space_not_found: { status: 404, exit: EXIT.notFound, summary: "no such wiki space or page" },
   repository_too_large: { status: 422, exit: EXIT.usage, summary: "the repository exceeds the size limits" },
   internal_error: { status: 500, exit: EXIT.internal, summary: "unexpected internal error" },
   timeout: { status: 504, exit: EXIT.internal, summary: "processing timed out" },

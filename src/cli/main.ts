@@ -89,6 +89,7 @@ function commands(cli: Argv, entry: Entry): Argv {
         .command("create <name>", "Create a team", (c) => c.positional("name", { type: "string", demandOption: true }).option("plan", { choices: ["free", "pro", "enterprise"], default: "free" }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
         .command("set-plan <name> <plan>", "Change a team's plan", (c) => c.positional("name", { type: "string", demandOption: true }).positional("plan", { choices: ["free", "pro", "enterprise"], demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
         .command("restrict <name> [libraries..]", "Allow a team only these libraries", (c) => c.positional("name", { type: "string", demandOption: true }).positional("libraries", { type: "string", array: true, default: [] }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
+        .command("add-project <name> <projectId>", "Add a project (wiki spaces are associated with one)", (c) => c.positional("name", { type: "string", demandOption: true }).positional("projectId", { type: "string", demandOption: true }).option("project-name", { type: "string", default: "" }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
         .command("list", "List teams", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/teams.js")))
         .demandCommand(1, "Name a subcommand: lds teams create|set-plan|restrict|list."),
     )
@@ -96,6 +97,23 @@ function commands(cli: Argv, entry: Entry): Argv {
       y
         .command("add <email>", "Add a user to a team", (c) => c.positional("email", { type: "string", demandOption: true }).option("team", { type: "string", demandOption: true }).option("role", { choices: ["owner", "admin", "member"], default: "member" }).option("data-dir", dataDirOption), lazy(() => import("./commands/users.js")))
         .demandCommand(1, "Name a subcommand: lds users add EMAIL --team NAME."),
+    )
+    .command("connections", "Connect a team's git or wiki account (token from $LDS_CONNECTION_TOKEN)", (y) =>
+      y
+        .command(
+          "add-wiki",
+          "Connect a wiki (Confluence-style) account",
+          (c) =>
+            c
+              .option("team", { type: "string", demandOption: true })
+              .option("cloud-id", { type: "string", demandOption: true })
+              .option("site-url", { type: "string", demandOption: true, describe: "The site clients name, e.g. https://acme.atlassian.net" })
+              .option("api-base", { type: "string", describe: "Where the token is sent (default: https://api.atlassian.com/ex/confluence/<cloud-id>)" })
+              .option("data-dir", dataDirOption),
+          lazy(() => import("./commands/connections.js")),
+        )
+        .command("add-git", "Connect a git account (used when a request brings no gitToken)", (c) => c.option("team", { type: "string", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/connections.js")))
+        .demandCommand(1, "Name a subcommand: lds connections add-wiki|add-git."),
     )
     .command("keys", "Manage API keys", (y) =>
       y

@@ -2,7 +2,9 @@ import type { Logger } from "pino";
 import { isLdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../sources/git-url.js";
 import { claimNextJob, finishJob, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
+import { gitConnectionToken } from "../store/connections.js";
 import { ingestGitRepository } from "./ingest-git.js";
+import { ingestWikiSpace } from "./ingest-wiki.js";
 import type { OpenVolume } from "./open-volume.js";
 
 export interface JobRunnerOptions {
@@ -37,12 +39,20 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const run = async (job: Job) => {
     const log = logger.child({ job: job.id, library: job.library_id, kind: job.kind });
     try {
+      const payload = job.payload;
+      if (payload.source === "wiki") {
+        const result = await ingestWikiSpace({ volume, libraryId: job.library_id, ...payload, signal: shutdown.signal });
+        finishJob(volume.db, job.id, null);
+        log.info(result, "job finished");
+        return;
+      }
+      const token = jobToken(volume.db, volume.key, job.id) ?? (payload.teamId ? gitConnectionToken(volume.db, volume.key, payload.teamId) : undefined);
       const result = await ingestGitRepository({
         volume,
-        repositoryUrl: job.payload.url,
-        branch: job.payload.branch,
-        token: jobToken(volume.db, volume.key, job.id),
-        skipVersionFiltering: job.payload.skipVersionFiltering,
+        repositoryUrl: payload.url,
+        branch: payload.branch,
+        token,
+        skipVersionFiltering: payload.skipVersionFiltering,
         signal: shutdown.signal,
         ...options.gitPolicy,
       });

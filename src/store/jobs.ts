@@ -1,11 +1,23 @@
 import type Database from "better-sqlite3";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
 
-export interface JobPayload {
+export type JobPayload = GitJobPayload | WikiJobPayload;
+
+export interface GitJobPayload {
+  source?: "git";
   url: string;
   branch?: string;
   skipVersionFiltering?: boolean;
-  generateDocs?: boolean;
+  /** The team whose connected git account is used when the job brings no token. */
+  teamId?: number;
+}
+
+export interface WikiJobPayload {
+  source: "wiki";
+  teamId: number;
+  cloudId: string;
+  spaceKey: string;
+  pageIds?: string[];
 }
 
 export interface Job {

@@ -154,6 +154,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_library ON jobs(library_id);
     `,
   },
+  {
+    version: 6,
+    name: "connections-and-projects",
+    sql: `
+      -- An account connected to a source for a team; its token is sealed in secrets under secret_name.
+      CREATE TABLE connections (
+        id INTEGER PRIMARY KEY,
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('git','wiki')),
+        -- wiki: the cloud id, the site URL clients name, and the API base the token is sent to.
+        cloud_id TEXT,
+        site_url TEXT,
+        api_base TEXT,
+        secret_name TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        UNIQUE (team_id, kind, cloud_id)
+      );
+      CREATE TABLE team_projects (
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        project_id TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (team_id, project_id)
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -107,6 +107,16 @@ describe("the public API", () => {
     expect(w.server.output()).not.toContain(TOKEN);
   });
 
+  it("without a gitToken, a private repository is cloned with the team's connected git account", async () => {
+    const w = await world();
+    const r = await runCli("lds", ["connections", "add-git", "--team", "pro-team", "--data-dir", w.dataDir], { LDS_CONNECTION_TOKEN: TOKEN });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const repo = await git.createRepo("private", "acme", "connected", DOCS);
+    expect((await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true }, w.keys.proOwner)).status).toBe(200);
+    const done = await eventually(async () => (["finalized", "failed"].includes(w.library("/acme/connected")?.state ?? "") ? w.library("/acme/connected") : undefined));
+    expect(done).toMatchObject({ state: "finalized", snippets: 2 });
+  });
+
   it("a wrong token fails the job with the reason on the library", async () => {
     const w = await world();
     const repo = await git.createRepo("private", "acme", "locked", DOCS);

@@ -1,7 +1,8 @@
 import { createTeam, listTeams, requireTeam, restrictTeamLibraries, setTeamPlan, type Plan } from "../../store/accounts.js";
+import { addTeamProject } from "../../store/connections.js";
 import { withVolume } from "../with-volume.js";
 
-export async function run(argv: { _: string[]; name?: string; plan?: Plan; libraries?: string[]; dataDir?: string; json?: boolean }): Promise<number> {
+export async function run(argv: { _: string[]; name?: string; plan?: Plan; libraries?: string[]; projectId?: string; projectName?: string; dataDir?: string; json?: boolean }): Promise<number> {
   return withVolume(argv.dataDir, ({ db }) => {
     switch (argv._[1]) {
       case "create": {
@@ -12,6 +13,10 @@ export async function run(argv: { _: string[]; name?: string; plan?: Plan; libra
       case "set-plan":
         setTeamPlan(db, requireTeam(db, argv.name!), argv.plan!);
         process.stdout.write(`Team ${argv.name} is now on the ${argv.plan} plan.\n`);
+        break;
+      case "add-project":
+        addTeamProject(db, requireTeam(db, argv.name!).id, argv.projectId!, argv.projectName ?? "");
+        process.stdout.write(`Team ${argv.name} has project ${argv.projectId}.\n`);
         break;
       case "restrict":
         restrictTeamLibraries(db, requireTeam(db, argv.name!), argv.libraries ?? []);

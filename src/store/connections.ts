@@ -1,0 +1,70 @@
+import type Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
+
+export interface WikiConnection {
+  id: number;
+  teamId: number;
+  cloudId: string;
+  siteUrl: string;
+  apiBase: string;
+}
+
+/** Connect a team's wiki account: the token is sealed; the API base is fixed here, by an operator, not by requests. */
+export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<WikiConnection, "id"> & { token: string }): number {
+  const secretName = `team:${c.teamId}:wiki:${c.cloudId}`;
+  return db.transaction(() => {
+    db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").run(c.teamId, c.cloudId);
+    putSecret(db, key, secretName, c.token);
+    return Number(
+      db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name) VALUES (?, 'wiki', ?, ?, ?, ?)").run(c.teamId, c.cloudId, normalise(c.siteUrl), c.apiBase, secretName).lastInsertRowid,
+    );
+  })();
+}
+
+/** Connect a team's git account: its token is used when a submission or refresh brings no gitToken. */
+export function addGitConnection(db: Database.Database, key: Buffer, teamId: number, token: string): void {
+  const secretName = `team:${teamId}:git`;
+  db.transaction(() => {
+    db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'git'").run(teamId);
+    putSecret(db, key, secretName, token);
+    db.prepare("INSERT INTO connections (team_id, kind, secret_name) VALUES (?, 'git', ?)").run(teamId, secretName);
+  })();
+}
+
+export function gitConnectionToken(db: Database.Database, key: Buffer, teamId: number): string | undefined {
+  return getSecret(db, key, `team:${teamId}:git`);
+}
+
+export function findWikiConnection(db: Database.Database, teamId: number, cloudId: string): WikiConnection | undefined {
+  const row = db.prepare("SELECT id, team_id, cloud_id, site_url, api_base FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").get(teamId, cloudId) as
+    | { id: number; team_id: number; cloud_id: string; site_url: string; api_base: string }
+    | undefined;
+  return row && { id: row.id, teamId: row.team_id, cloudId: row.cloud_id, siteUrl: row.site_url, apiBase: row.api_base };
+}
+
+export function wikiToken(db: Database.Database, key: Buffer, connection: WikiConnection): string {
+  const token = getSecret(db, key, `team:${connection.teamId}:wiki:${connection.cloudId}`);
+  if (!token) throw new LdsError("forbidden", "The wiki connection has no token any more.", { hint: "Connect the wiki account again with `lds connections add-wiki`." });
+  return token;
+}
+
+export function removeConnections(db: Database.Database, teamId: number): void {
+  const names = db.prepare("SELECT secret_name FROM connections WHERE team_id = ?").pluck().all(teamId) as string[];
+  db.transaction(() => {
+    for (const name of names) deleteSecret(db, name);
+    db.prepare("DELETE FROM connections WHERE team_id = ?").run(teamId);
+  })();
+}
+
+export function addTeamProject(db: Database.Database, teamId: number, projectId: string, name: string): void {
+  db.prepare("INSERT INTO team_projects (team_id, project_id, name) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET name = excluded.name").run(teamId, projectId, name);
+}
+
+export function teamHasProject(db: Database.Database, teamId: number, projectId: string): boolean {
+  return db.prepare("SELECT 1 FROM team_projects WHERE team_id = ? AND project_id = ?").get(teamId, projectId) !== undefined;
+}
+
+export function normalise(siteUrl: string): string {
+  return siteUrl.replace(/\/+$/, "").toLowerCase();
+}
