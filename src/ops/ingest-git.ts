@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { isLdsError } from "../errors.js";
+import { isLdsError, LdsError } from "../errors.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { parseDocuments } from "../indexing/parse-documents.js";
+import { collectSourceSnippets } from "../indexing/source-code.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchRepository, remoteHead } from "../sources/git.js";
 import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
@@ -16,6 +17,8 @@ export interface IngestGitOptions extends GitUrlPolicy {
   /** Never stored by this function, never logged or returned. */
   token?: string;
   skipVersionFiltering?: boolean;
+  /** Also make snippets from the source code's documented exports (TypeScript/JavaScript, Python, Go). */
+  generateDocs?: boolean;
   signal?: AbortSignal;
 }
 
@@ -59,6 +62,9 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     const fetched = await fetchRepository({ url, branch: options.branch, token: options.token, dir: work, signal: options.signal });
     setState("parsing");
     const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
+    if (options.generateDocs) snippets.push(...collectSourceSnippets(work));
+    // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
+    if (snippets.length === 0) throw noSnippets(libraryId);
     setState("embedding");
     const count = await replaceLibrarySnippets(options.volume, libraryId, snippets);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
@@ -72,4 +78,10 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+export function noSnippets(libraryId: string): LdsError {
+  return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${libraryId}: no Markdown, reStructuredText, text or notebook content was found.`, {
+    hint: "Check that the repository holds documentation, or its lds.json/context7.json folders.",
+  });
 }

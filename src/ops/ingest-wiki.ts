@@ -3,6 +3,7 @@ import { parseConfluenceStorage } from "../indexing/confluence-storage.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchSpacePages } from "../sources/confluence.js";
 import { findWikiConnection, wikiToken } from "../store/connections.js";
+import { noSnippets } from "./ingest-git.js";
 import type { OpenVolume } from "./open-volume.js";
 
 export interface IngestWikiOptions {
@@ -33,6 +34,7 @@ export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pag
     });
     setState("parsing");
     const snippets = pages.flatMap((page) => parseConfluenceStorage(page.storage, `pages/${page.id}`, page.title));
+    if (snippets.length === 0) throw noSnippets(options.libraryId);
     setState("embedding");
     const count = await replaceLibrarySnippets(options.volume, options.libraryId, snippets);
     setState("finalized");

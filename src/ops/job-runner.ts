@@ -53,6 +53,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         branch: payload.branch,
         token,
         skipVersionFiltering: payload.skipVersionFiltering,
+        generateDocs: payload.generateDocs,
         signal: shutdown.signal,
         ...options.gitPolicy,
       });

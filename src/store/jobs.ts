@@ -8,6 +8,7 @@ export interface GitJobPayload {
   url: string;
   branch?: string;
   skipVersionFiltering?: boolean;
+  generateDocs?: boolean;
   /** The team whose connected git account is used when the job brings no token. */
   teamId?: number;
 }

@@ -90,6 +90,22 @@ describe("git repositories", () => {
     }
   });
 
+  it("a repository without documentation fails with no_snippets_found and a refresh never empties a library", async () => {
+    const repo = await git.createRepo("public", "acme", "code-only", { "README.md": DOCS["README.md"] });
+    const volume = openVolume(tempDir());
+    try {
+      await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      const count = () => volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/code-only'").pluck().get();
+      const before = count();
+      await repo.commit({ "README.md": null, "src/index.ts": "export const x = 1;\n" });
+      expect(await code(ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() }))).toBe("no_snippets_found");
+      expect(count()).toBe(before);
+      expect(volume.db.prepare("SELECT state_reason FROM libraries WHERE id = '/acme/code-only'").pluck().get()).toMatch(/^no_snippets_found: /);
+    } finally {
+      volume.close();
+    }
+  });
+
   it("records a failed ingestion on the library, with the reason", async () => {
     const repo = await git.createRepo("private", "acme", "locked", DOCS);
     const volume = openVolume(tempDir());

@@ -117,6 +117,37 @@ describe("the public API", () => {
     expect(done).toMatchObject({ state: "finalized", snippets: 2 });
   });
 
+  it("generateDocs (private only) adds snippets from documented exports, and refreshes keep them", async () => {
+    const w = await world();
+    const files = { ...DOCS, "src/gadget.ts": "/** Make a gadget with the given number of rows. */\nexport function makeGadget(rows: number): Gadget {\n  return new Gadget(rows);\n}\n" };
+    const repo = await git.createRepo("private", "acme", "gen", files);
+    const publicAttempt = await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, generateDocs: true }, w.keys.proOwner);
+    expect(publicAttempt.status).toBe(400);
+    expect(publicAttempt.json.message).toMatch(/generateDocs applies to private repository submissions only/);
+    expect((await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true, generateDocs: true, gitToken: TOKEN }, w.keys.proOwner)).status).toBe(200);
+    const generated = () => {
+      const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
+      try {
+        return db.prepare("SELECT content FROM snippets WHERE library_id = '/acme/gen' AND title = 'makeGadget'").pluck().all();
+      } finally {
+        db.close();
+      }
+    };
+    await eventually(async () => w.library("/acme/gen")?.state === "finalized");
+    expect(generated()).toEqual(["export function makeGadget(rows: number): Gadget"]);
+    await repo.commit({ "README.md": DOCS["README.md"] + "\nMore words about gadgets and the rows they hold, for the refresh to see a change.\n" });
+    expect((await w.call("/v1/refresh", { libraryName: "/acme/gen", gitToken: TOKEN }, w.keys.proOwner)).status).toBe(200);
+    await eventually(async () => {
+      const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
+      try {
+        return (db.prepare("SELECT state FROM jobs WHERE library_id = '/acme/gen' AND kind = 'refresh'").pluck().get() as string | undefined) === "done";
+      } finally {
+        db.close();
+      }
+    });
+    expect(generated()).toEqual(["export function makeGadget(rows: number): Gadget"]);
+  });
+
   it("a wrong token fails the job with the reason on the library", async () => {
     const w = await world();
     const repo = await git.createRepo("private", "acme", "locked", DOCS);

@@ -6,6 +6,7 @@ import { checkRepositoryUrl, type GitUrlPolicy } from "../../sources/git-url.js"
 import { teamMayUse } from "../../store/accounts.js";
 import { authenticate, type Caller } from "../../store/api-keys.js";
 import { enqueueJob, type WikiJobPayload } from "../../store/jobs.js";
+import { getSetting, setSetting } from "../../store/settings.js";
 import { findWikiConnection, normalise, teamHasProject } from "../../store/connections.js";
 import { createRateLimiter, type planLimits } from "../rate-limiter.js";
 
@@ -68,8 +69,8 @@ export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app,
       const caller = request.caller!;
       const body = request.body;
       const { url, libraryId } = repositoryUrl(body.docsRepoUrl, options.gitPolicy);
-      if (body.generateDocs) {
-        throw new LdsError("validation_error", "generateDocs is not available in this release of LDS yet.", { hint: "Submit without generateDocs." });
+      if (body.generateDocs && !body.private) {
+        throw new LdsError("validation_error", "generateDocs applies to private repository submissions only.", { hint: "Add \"private\": true, or leave generateDocs out." });
       }
       if (body.private) {
         if (caller.role === "member") throw new LdsError("forbidden", "Only team owners and admins can add private repositories.");
@@ -87,7 +88,9 @@ export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app,
           `INSERT INTO libraries (id, team_id, title, source, source_url, private, owner_user_id, state)
            VALUES (?, ?, ?, 'git', ?, ?, ?, 'queued') ON CONFLICT(id) DO UPDATE SET state = 'queued'`,
         ).run(libraryId, body.private ? caller.teamId : null, libraryId.split("/").pop(), url.href, body.private ? 1 : 0, caller.userId);
-        enqueueJob(db, key, { library_id: libraryId, kind: "ingest", payload: { url: url.href, skipVersionFiltering: body.skipVersionFiltering, teamId: caller.teamId } }, body.gitToken);
+        // Kept for refreshes, which must index the library the way it was submitted.
+        setSetting(db, `library.options:${libraryId}`, JSON.stringify({ skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs }));
+        enqueueJob(db, key, { library_id: libraryId, kind: "ingest", payload: { url: url.href, skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, teamId: caller.teamId } }, body.gitToken);
       })();
       options.jobs.kick();
       request.log.info({ library: libraryId, private: Boolean(body.private), by: caller.keyPrefix }, "repository submitted");
@@ -177,7 +180,8 @@ export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app,
       }
       const isOwner = library.owner_user_id === caller.userId;
       refreshes.hit(`${caller.keyPrefix}:${isOwner ? "owner" : "other"}`, isOwner ? options.refreshLimits.owner : options.refreshLimits.other, reply);
-      const payload = library.source === "wiki" ? wikiPayloadOf(library.source_url, caller.teamId) : { url: library.source_url, branch, teamId: caller.teamId };
+      const submitted = JSON.parse(getSetting(db, `library.options:${libraryName}`) ?? "{}") as { skipVersionFiltering?: boolean; generateDocs?: boolean };
+      const payload = library.source === "wiki" ? wikiPayloadOf(library.source_url, caller.teamId) : { url: library.source_url, branch, teamId: caller.teamId, ...submitted };
       enqueueJob(db, key, { library_id: libraryName, kind: "refresh", payload }, gitToken);
       options.jobs.kick();
       return { message: `Refresh of ${libraryName}${branch ? ` (${branch})` : ""} started.` };
