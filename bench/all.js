@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-for (const script of ["run.js", "s3.js", "latency.js"]) {
+for (const script of ["run.js", "s3.js", "latency.js", "ingest.js"]) {
   const result = spawnSync("node", [path.join(here, script), ...process.argv.slice(2)], { stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

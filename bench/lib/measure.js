@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 
 /** Run a command under GNU time: wall seconds and peak RSS of its largest process. */
@@ -7,6 +7,22 @@ export function measure(argv, env = {}) {
   if (result.status !== 0) throw new Error(`${argv.join(" ")} failed: ${result.stderr}`);
   const [seconds, kib] = result.stderr.trim().split("\n").pop().split(" ").map(Number);
   return { seconds, rssMiB: kib / 1024, stdout: result.stdout };
+}
+
+/** `measure` without blocking this process: for benchmarks whose servers run in this same process. */
+export function measureAsync(argv, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("/usr/bin/time", ["-f", "%e %M", ...argv], { env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`${argv.join(" ")} failed: ${stderr}`));
+      const [seconds, kib] = stderr.trim().split("\n").pop().split(" ").map(Number);
+      resolve({ seconds, rssMiB: kib / 1024, stdout });
+    });
+  });
 }
 
 export function median(values) {
