@@ -59,7 +59,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     }
     setState("fetching");
     fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
-    const fetched = await fetchRepository({ url, branch: options.branch, token: options.token, dir: work, signal: options.signal });
+    const fetched = await fetchRepository({ url, branch: options.branch, token: options.token, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
     setState("parsing");
     const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
     if (options.generateDocs) snippets.push(...collectSourceSnippets(work));

@@ -55,7 +55,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     opened = openVolume(volume.root);
     await bootstrapAdmin(opened, env, logger);
     const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
-    const gitPolicy = { allowHttpHosts: (env.LDS_GIT_ALLOW_HTTP_HOSTS ?? "").split(",").map((h) => h.trim()).filter(Boolean) };
+    const gitPolicy = {
+      allowHttpHosts: (env.LDS_GIT_ALLOW_HTTP_HOSTS ?? "").split(",").map((h) => h.trim()).filter(Boolean),
+      maxRepositoryBytes: Number(env.LDS_GIT_MAX_BYTES) || undefined,
+    };
     const jobs = createJobRunner({ volume: opened, logger, gitPolicy, concurrency: Number(env.LDS_JOB_CONCURRENCY) || 2 });
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));

@@ -3,6 +3,8 @@ import { LdsError } from "../errors.js";
 export interface GitUrlPolicy {
   /** Hosts (host or host:port) also allowed over plain http, for internal git servers. @default [] */
   allowHttpHosts?: string[];
+  /** Largest checkout accepted. @default 512 MiB */
+  maxRepositoryBytes?: number;
 }
 
 /**

@@ -148,6 +148,44 @@ describe("the public API", () => {
     expect(generated()).toEqual(["export function makeGadget(rows: number): Gadget"]);
   });
 
+  it("a job interrupted by a crash runs again when the server starts", async () => {
+    const w = await world();
+    const repo = await git.createRepo("public", "acme", "crashy", DOCS);
+    await w.server.stop();
+    servers.splice(servers.indexOf(w.server), 1);
+    // What a kill -9 in the middle of a job leaves behind: the library mid-way and the job 'running'.
+    const db = new Database(path.join(w.dataDir, "lds.db"));
+    db.prepare("INSERT INTO libraries (id, title, source, source_url, state) VALUES ('/acme/crashy', 'crashy', 'git', ?, 'fetching')").run(repo.url);
+    db.prepare("INSERT INTO jobs (library_id, kind, state, payload) VALUES ('/acme/crashy', 'ingest', 'running', ?)").run(JSON.stringify({ url: repo.url }));
+    db.close();
+    const restarted = await startServer(w.dataDir, { LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host });
+    servers.push(restarted);
+    expect(restarted.output()).toContain("re-queued jobs interrupted by the last shutdown");
+    const done = await eventually(async () => (w.library("/acme/crashy")?.state === "finalized" ? w.library("/acme/crashy") : undefined));
+    expect(done.snippets).toBe(2);
+  });
+
+  it("library owners get their own refresh limit; others a stricter one", async () => {
+    const w = await world({ LDS_REFRESH_LIMIT_OWNER: "3", LDS_REFRESH_LIMIT: "1" });
+    const repo = await git.createRepo("public", "acme", "limited", DOCS);
+    await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url }, w.keys.proOwner);
+    await eventually(async () => w.library("/acme/limited")?.state === "finalized");
+    for (let i = 0; i < 3; i++) expect((await w.call("/v1/refresh", { libraryName: "/acme/limited" }, w.keys.proOwner)).status).toBe(200);
+    expect((await w.call("/v1/refresh", { libraryName: "/acme/limited" }, w.keys.proOwner)).status).toBe(429);
+    expect((await w.call("/v1/refresh", { libraryName: "/acme/limited" }, w.keys.freeOwner)).status).toBe(200);
+    const other = await w.call("/v1/refresh", { libraryName: "/acme/limited" }, w.keys.freeOwner);
+    expect(other.status).toBe(429);
+    expect(other.json.error).toBe("rate_limit_exceeded");
+  });
+
+  it("a repository over the size limit fails with repository_too_large", async () => {
+    const w = await world({ LDS_GIT_MAX_BYTES: "2000" });
+    const repo = await git.createRepo("public", "acme", "huge", { ...DOCS, "docs/big.md": "# Big\n\n" + "lorem ipsum ".repeat(500) });
+    await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url }, w.keys.proOwner);
+    const failed = await eventually(async () => (w.library("/acme/huge")?.state === "failed" ? w.library("/acme/huge") : undefined));
+    expect(failed.state_reason).toMatch(/^repository_too_large: /);
+  });
+
   it("a wrong token fails the job with the reason on the library", async () => {
     const w = await world();
     const repo = await git.createRepo("private", "acme", "locked", DOCS);
