@@ -16,7 +16,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     const batch = snippets.slice(i, i + EMBED_BATCH);
     embedded.push(...(await embedder.embed(batch.map((s) => `${s.title}\n${s.description}\n${s.content}`))));
   }
-  const oldIds = db.prepare("SELECT id FROM snippets WHERE library_id = ?").pluck().all(libraryId) as number[];
+  const oldIds = db.prepare("SELECT id FROM snippets WHERE library_id = ? ORDER BY id").pluck().all(libraryId) as number[];
   const insert = db.prepare(
     `INSERT INTO snippets (library_id, kind, title, description, language, content, source_path, tokens)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -27,7 +27,10 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
       Number(insert.run(libraryId, s.kind, s.title, s.description, s.language, s.content, s.anchor ? `${s.sourcePath}#${s.anchor}` : s.sourcePath, estimateTokens(s.content)).lastInsertRowid),
     );
     vectors.upsert(newIds.map((snippetId, i) => ({ snippetId, vector: embedded[i]! })));
-    if (oldIds.length) db.prepare(`DELETE FROM snippets WHERE id IN (${oldIds.map(() => "?").join(",")})`).run(...oldIds);
+    // New rows get rowids above every existing one (SQLite assigns max(rowid) + 1), so the old set is "this
+    // library's ids up to the largest old id": one bound value, however many snippets (SQLite caps bound
+    // variables at 32,766, which an id list would exceed on a large library).
+    if (oldIds.length) db.prepare("DELETE FROM snippets WHERE library_id = ? AND id <= ?").run(libraryId, oldIds[oldIds.length - 1]);
     db.exec("COMMIT");
   } catch (err) {
     db.exec("ROLLBACK");
