@@ -55,6 +55,8 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     const head = await remoteHead({ url, branch: options.branch, token: options.token, signal: options.signal });
     const known = branches.find((b) => (options.branch ? b.name === options.branch : b === branches[0]));
     if (known && known.commit === head) {
+      // The index is intact at this commit: whatever a re-submission set the state to, it is finished.
+      setState("finalized");
       return { libraryId, branch: known.name, commit: head, snippets: db.prepare("SELECT count(*) FROM snippets WHERE library_id = ?").pluck().get(libraryId) as number, unchanged: true };
     }
     setState("fetching");

@@ -70,8 +70,11 @@ describe("git repositories", () => {
       expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
       expect(volume.db.prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'widget'").pluck().get()).toBeGreaterThan(0);
 
+      // A re-submission marks the library queued; finding the commit unchanged must finish it, not leave it queued.
+      volume.db.prepare("UPDATE libraries SET state = 'queued' WHERE id = '/acme/widgets'").run();
       const again = await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
       expect(again).toMatchObject({ unchanged: true, commit: first.commit });
+      expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
 
       await repo.commit({ "docs/usage.md": "# Usage\n\nWidgets now take a colour as well as a size.\n\n```js\nnew Widget({ size: 2, colour: 'red' })\n```\n", "README.md": null });
       const oldIds = rows().map((r) => r.id);
