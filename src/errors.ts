@@ -169,3 +169,9 @@ export function fromSystemError(err: unknown, what: string): LdsError {
       });
   }
 }
+
+/** One line recording why something failed, for a library's state or a job: "code: message" for our errors. */
+export function describeFailure(err: unknown): string {
+  if (err instanceof LdsError) return `${err.code}: ${err.message}`;
+  return String((err as Error)?.message ?? err);
+}

@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { isLdsError, LdsError } from "../errors.js";
+import { describeFailure } from "../errors.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { parseDocuments } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchRepository, remoteHead } from "../sources/git.js";
 import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
+import { noSnippetsFound, setLibraryState, type LibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "./open-volume.js";
 
 export interface IngestGitOptions extends GitUrlPolicy {
@@ -47,8 +48,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
      ON CONFLICT(id) DO NOTHING`,
   ).run(libraryId, title, url.href);
   const branches = JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string) as BranchRecord[];
-  const setState = (state: string, reason: string | null = null) =>
-    db.prepare("UPDATE libraries SET state = ?, state_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(state, reason, libraryId);
+  const setState = (state: LibraryState, reason: string | null = null) => setLibraryState(db, libraryId, state, reason);
 
   const work = path.join(options.volume.volume.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
   try {
@@ -66,7 +66,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
     if (options.generateDocs) snippets.push(...collectSourceSnippets(work));
     // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
-    if (snippets.length === 0) throw noSnippets(libraryId);
+    if (snippets.length === 0) throw noSnippetsFound(libraryId);
     setState("embedding");
     const count = await replaceLibrarySnippets(options.volume, libraryId, snippets);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
@@ -75,15 +75,10 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
-    setState("failed", isLdsError(err) ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err));
+    setState("failed", describeFailure(err));
     throw err;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
-export function noSnippets(libraryId: string): LdsError {
-  return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${libraryId}: no Markdown, reStructuredText, text or notebook content was found.`, {
-    hint: "Check that the repository holds documentation, or its lds.json/context7.json folders.",
-  });
-}

@@ -1,9 +1,9 @@
-import { isLdsError } from "../errors.js";
+import { describeFailure } from "../errors.js";
 import { parseConfluenceStorage } from "../indexing/confluence-storage.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchSpacePages } from "../sources/confluence.js";
 import { findWikiConnection, wikiToken } from "../store/connections.js";
-import { noSnippets } from "./ingest-git.js";
+import { noSnippetsFound, setLibraryState, type LibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "./open-volume.js";
 
 export interface IngestWikiOptions {
@@ -19,8 +19,7 @@ export interface IngestWikiOptions {
 /** Index a wiki space (or some of its pages) with the team's connected account, replacing the library atomically. */
 export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pages: number; snippets: number }> {
   const { db } = options.volume;
-  const setState = (state: string, reason: string | null = null) =>
-    db.prepare("UPDATE libraries SET state = ?, state_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(state, reason, options.libraryId);
+  const setState = (state: LibraryState, reason: string | null = null) => setLibraryState(db, options.libraryId, state, reason);
   try {
     const connection = findWikiConnection(db, options.teamId, options.cloudId);
     if (!connection) throw new Error(`the team's wiki connection for cloud ${options.cloudId} was removed`);
@@ -34,13 +33,13 @@ export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pag
     });
     setState("parsing");
     const snippets = pages.flatMap((page) => parseConfluenceStorage(page.storage, `pages/${page.id}`, page.title));
-    if (snippets.length === 0) throw noSnippets(options.libraryId);
+    if (snippets.length === 0) throw noSnippetsFound(options.libraryId);
     setState("embedding");
     const count = await replaceLibrarySnippets(options.volume, options.libraryId, snippets);
     setState("finalized");
     return { pages: pages.length, snippets: count };
   } catch (err) {
-    setState("failed", isLdsError(err) ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err));
+    setState("failed", describeFailure(err));
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { isLdsError } from "../errors.js";
+import { describeFailure } from "../errors.js";
 import type { GitUrlPolicy } from "../sources/git-url.js";
 import { claimNextJob, finishJob, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
 import { gitConnectionToken } from "../store/connections.js";
@@ -61,7 +61,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       log.info({ snippets: result.snippets, commit: result.commit, unchanged: result.unchanged }, "job finished");
     } catch (err) {
       if (shutdown.signal.aborted) return log.info("job interrupted by shutdown; it runs again at the next start");
-      const reason = isLdsError(err) ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err);
+      const reason = describeFailure(err);
       finishJob(volume.db, job.id, reason);
       log.warn({ reason }, "job failed");
     }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileTimestamp, type DataVolume } from "../config/data-volume.js";
-import { isLdsError } from "../errors.js";
+import { describeFailure } from "../errors.js";
 import { fsyncDirectory, fsyncFile, writeFileAtomic } from "../util/files.js";
 import { restore, type RestoreResult } from "./restore.js";
 
@@ -72,7 +72,7 @@ export async function applyStagedRestore(volume: DataVolume): Promise<StagedOutc
   } catch (err) {
     const keptIn = path.join(volume.root, `restore-staged-failed-${fileTimestamp()}`);
     fs.renameSync(volume.restoreStaged, keptIn);
-    const error = isLdsError(err) ? `${err.code}: ${err.message}` : String(err);
+    const error = describeFailure(err);
     writeFileAtomic(path.join(keptIn, "error.txt"), error + "\n");
     return { applied: null, failed: { source, error, keptIn } };
   }
