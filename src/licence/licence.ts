@@ -53,3 +53,26 @@ export function assertLicenceAllowsPublicApi(licence: Licence, now = new Date())
     throw new LdsError("license_expired", `The licence of ${licence.licensee} expired on ${licence.expiresAt}; the public API is closed. Backups and the admin API keep working.`);
   }
 }
+
+/**
+ * The licence for every public request, re-read only when license.json changes (inode, size or modification time): a
+ * renewed file still applies without a restart, without reading and parsing the file on each request. Expiry is
+ * judged against the clock at each check (assertLicenceAllowsPublicApi), so caching the parsed licence is safe.
+ */
+export function licenceReader(dataDir: string, env: NodeJS.ProcessEnv = process.env): () => Licence {
+  const file = path.join(dataDir, "license.json");
+  let cached: { stamp: string; licence: Licence } | undefined;
+  return () => {
+    let stamp = "absent";
+    if (!env.LDS_LICENSE) {
+      try {
+        const stat = fs.statSync(file);
+        stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        // no file: the community edition (or LDS_LICENSE)
+      }
+    }
+    if (cached?.stamp !== stamp) cached = { stamp, licence: loadLicence(dataDir, env) };
+    return cached.licence;
+  };
+}

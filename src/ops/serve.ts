@@ -5,7 +5,7 @@ import pino, { type Logger } from "pino";
 import { hashPassword } from "../admin/passwords.js";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { fromSystemError, isLdsError } from "../errors.js";
-import { loadLicence } from "../licence/licence.js";
+import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp, type AppSettings } from "../server/app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
 import type { HeldLock } from "../volume/lock-file.js";
@@ -73,7 +73,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       },
       logger,
       runner,
-      licence: () => loadLicence(volume.root, env),
+      licence: licenceReader(volume.root, env),
       requestRestart: (reason) => requestRestart(reason),
       settings: appSettings(env),
     });
