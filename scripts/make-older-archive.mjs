@@ -11,7 +11,7 @@ import { migrate } from "../dist/store/migrate.js";
 import { MIGRATIONS } from "../dist/store/migrations.js";
 import { loadOrCreateKey } from "../dist/secrets/key-file.js";
 import { putSecret } from "../dist/store/secrets-table.js";
-import { openVectorIndex } from "../dist/vectors/vector-index.js";
+import { loadVectorExtension } from "../dist/vectors/vector-index.js";
 import { createHashingEmbedder } from "../dist/vectors/embedder.js";
 import { dataVolume } from "../dist/config/data-volume.js";
 import { snapshotVolume } from "../dist/snapshot/snapshot-volume.js";
@@ -39,11 +39,16 @@ const texts = [
   ["/acme/gadgets", "info", "Gadget basics", "A gadget holds several widgets."],
 ];
 const embedder = createHashingEmbedder();
-const vectors = openVectorIndex(volume.vectors, embedder.dimensions);
+// 0.1.0's vector layout (1): one vec0 table without partitions, dimensions in vector_meta.
+const vectors = new Database(volume.vectors);
+loadVectorExtension(vectors);
+vectors.exec(`CREATE TABLE vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  INSERT INTO vector_meta VALUES ('dimensions', '${embedder.dimensions}');
+  CREATE VIRTUAL TABLE vec_snippets USING vec0(snippet_id INTEGER PRIMARY KEY, embedding float[${embedder.dimensions}] distance_metric=cosine);`);
 const embedded = await embedder.embed(texts.map((t) => `${t[2]} ${t[3]}`));
 texts.forEach((t, i) => {
   const id = Number(addSnippet.run(...t).lastInsertRowid);
-  vectors.upsert([{ snippetId: id, vector: embedded[i] }]);
+  vectors.prepare("INSERT INTO vec_snippets (snippet_id, embedding) VALUES (?, ?)").run(BigInt(id), Buffer.from(embedded[i].buffer));
 });
 vectors.close();
 db.close();

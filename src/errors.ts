@@ -47,6 +47,7 @@ const TABLE = {
   duplicate_repo: { status: 409, exit: EXIT.usage, summary: "the private repository is already in the team" },
   rate_limit_exceeded: { status: 429, exit: EXIT.busy, summary: "rate limit exceeded" },
   route_not_found: { status: 404, exit: EXIT.notFound, summary: "no such endpoint" },
+  method_not_allowed: { status: 405, exit: EXIT.usage, summary: "the endpoint does not take this method" },
   license_expired: { status: 403, exit: EXIT.forbidden, summary: "the licence has expired; the public API is closed" },
   license_invalid: { status: 403, exit: EXIT.forbidden, summary: "the licence cannot be read" },
   not_authenticated: { status: 401, exit: EXIT.forbidden, summary: "no valid admin session" },

@@ -75,6 +75,11 @@ export async function startGitHttpServer(token) {
           git("commit", "-qm", "change");
           git("push", "-q", bare, branch);
         },
+        /** Tag the current commit (annotated by default, as release tags usually are) and push the tag. */
+        async tag(tagName, annotated = true) {
+          git("tag", ...(annotated ? ["-a", "-m", `release ${tagName}`] : []), tagName);
+          git("push", "-q", bare, `refs/tags/${tagName}`);
+        },
       };
     },
     close: () =>

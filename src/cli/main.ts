@@ -132,12 +132,32 @@ function commands(cli: Argv, entry: Entry): Argv {
               .positional("url", { type: "string", demandOption: true, describe: "https:// clone URL" })
               .option("data-dir", dataDirOption)
               .option("branch", { type: "string", describe: "Branch (default: the repository's default branch)" })
+              .option("tag", { type: "string", describe: "Index this tag (or branch) as a pinned version: /owner/repo/<tag>" })
+              .option("generate-docs", { type: "boolean", default: false, describe: "Also index documented exports of the source code" })
               .option("skip-version-filtering", { type: "boolean", default: false, describe: "Keep versioned_docs/, docs/v1/, …" })
               .option("allow-http-host", { type: "array", string: true, default: [], describe: "Internal host[:port] allowed over http" })
               .option("json", json),
           lazy(() => import("./commands/ingest-git.js")),
         )
         .demandCommand(1, "Name a source: lds ingest git URL."),
+    )
+    .command(
+      "search <name> [query]",
+      "Find libraries by name, ranked by name match, then by how well their content answers QUERY",
+      (y) => y.positional("name", { type: "string", demandOption: true }).positional("query", { type: "string" }).option("data-dir", dataDirOption).option("json", json),
+      lazy(() => import("./commands/search.js")),
+    )
+    .command(
+      "context <id> <query>",
+      "Show the snippets of a library (/owner/repo, /owner/repo/v1.2) that best answer QUERY",
+      (y) =>
+        y
+          .positional("id", { type: "string", demandOption: true })
+          .positional("query", { type: "string", demandOption: true })
+          .option("tokens", { type: "number", default: 5000, describe: "Token budget of the answer" })
+          .option("data-dir", dataDirOption)
+          .option("json", json),
+      lazy(() => import("./commands/context.js")),
     )
     .command("backups", "List or prune the archives at a destination", (y) =>
       y
@@ -162,7 +182,7 @@ function commands(cli: Argv, entry: Entry): Argv {
       (y) => s3Options(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
       lazy(() => import("./commands/inspect.js")),
     )
-    .demandCommand(1, "Name a command: lds serve, backup, restore, backups, verify or inspect.");
+    .demandCommand(1, "Name a command: lds serve, backup, restore, backups, verify, inspect, search or context.");
 }
 
 type Handler = (argv: Record<string, unknown>) => Promise<void>;

@@ -1,10 +1,18 @@
 import { resolveDataDir } from "../config/data-volume.js";
 import { openVolume, type OpenVolume } from "../ops/open-volume.js";
+import { rebuildVectors } from "../vectors/rebuild-vectors.js";
 
-/** Open the data volume for one short administrative command and close it afterwards. */
-export async function withVolume<T>(dataDir: string | undefined, use: (volume: OpenVolume) => T | Promise<T>): Promise<T> {
+/**
+ * Open the data volume for one short administrative command and close it afterwards. Commands that read or
+ * write vectors ask for `vectors`: a stale index (after an upgrade) is rebuilt first, with a note on stderr.
+ */
+export async function withVolume<T>(dataDir: string | undefined, use: (volume: OpenVolume) => T | Promise<T>, needs: { vectors?: boolean } = {}): Promise<T> {
   const volume = openVolume(resolveDataDir(dataDir));
   try {
+    if (needs.vectors && volume.vectors.stale) {
+      process.stderr.write("lds: rebuilding the vector index from the snippets (first use after an upgrade or a restore)...\n");
+      await rebuildVectors(volume);
+    }
     return await use(volume);
   } finally {
     volume.close();

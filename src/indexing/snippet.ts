@@ -14,3 +14,8 @@ export interface Snippet {
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
+
+/** The text a snippet's vector is made from, the same at ingestion and at a rebuild of the vector index. */
+export function embeddingText(snippet: { title: string; description: string; content: string }): string {
+  return `${snippet.title}\n${snippet.description}\n${snippet.content}`;
+}

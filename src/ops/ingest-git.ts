@@ -20,6 +20,11 @@ export interface IngestGitOptions extends GitUrlPolicy {
   skipVersionFiltering?: boolean;
   /** Also make snippets from the source code's documented exports (TypeScript/JavaScript, Python, Go). */
   generateDocs?: boolean;
+  /**
+   * Index `branch` (a tag or branch) as this pinned version of the library (/owner/repo/v1.2) instead of as its
+   * current content. The library's state and branch records are left alone: a version is an extra.
+   */
+  version?: string;
   signal?: AbortSignal;
 }
 
@@ -47,6 +52,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     `INSERT INTO libraries (id, title, source, source_url, state) VALUES (?, ?, 'git', ?, 'queued')
      ON CONFLICT(id) DO NOTHING`,
   ).run(libraryId, title, url.href);
+  if (options.version !== undefined) return ingestVersion(options, libraryId, url);
   const branches = JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string) as BranchRecord[];
   const setState = (state: LibraryState, reason: string | null = null) => setLibraryState(db, libraryId, state, reason);
 
@@ -82,3 +88,33 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
   }
 }
 
+
+/** A pinned version: fetched and indexed like the current content, recorded in library_versions. */
+async function ingestVersion(options: IngestGitOptions, libraryId: string, url: URL): Promise<IngestResult> {
+  const { db } = options.volume;
+  const version = options.version!;
+  const ref = options.branch ?? version;
+  const known = db.prepare("SELECT commit_sha FROM library_versions WHERE library_id = ? AND name = ?").pluck().get(libraryId, version) as string | undefined;
+  const head = await remoteHead({ url, branch: ref, token: options.token, signal: options.signal });
+  if (known === head) {
+    const snippets = db.prepare("SELECT count(*) FROM snippets WHERE library_id = ? AND version = ?").pluck().get(libraryId, version) as number;
+    return { libraryId, branch: ref, commit: head, snippets, unchanged: true };
+  }
+  const work = path.join(options.volume.volume.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
+  try {
+    fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
+    const fetched = await fetchRepository({ url, branch: ref, token: options.token, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
+    const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
+    if (options.generateDocs) snippets.push(...collectSourceSnippets(work));
+    if (snippets.length === 0) throw noSnippetsFound(`${libraryId}/${version}`);
+    const count = await replaceLibrarySnippets(options.volume, libraryId, snippets, version);
+    db.prepare(
+      `INSERT INTO library_versions (library_id, name, ref, commit_sha) VALUES (?, ?, ?, ?)
+       ON CONFLICT(library_id, name) DO UPDATE SET ref = excluded.ref, commit_sha = excluded.commit_sha,
+         fetched_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')`,
+    ).run(libraryId, version, ref, fetched.commit);
+    return { libraryId, branch: ref, commit: fetched.commit, snippets: count, unchanged: false };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

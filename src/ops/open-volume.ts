@@ -32,7 +32,9 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
   try {
     const key = loadOrCreateKey(volume.key, countSecrets(db) > 0);
     checkKeyBelongs(db, key, volume);
-    vectors = openVectorIndex(volume.vectors, embedder.dimensions);
+    vectors = openVectorIndex(volume.vectors, embedder);
+    // A volume without snippets has nothing to rebuild: its (new or recreated) vector table is complete as it is.
+    if (vectors.stale && !db.prepare("SELECT 1 FROM snippets LIMIT 1").get()) vectors.markComplete();
     const opened = vectors;
     return {
       volume,

@@ -15,6 +15,7 @@ import { planLimits } from "../server/rate-limiter.js";
 import { createBackupRunner } from "./backup-runner.js";
 import { createJobRunner } from "./job-runner.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "./open-volume.js";
+import { rebuildStaleVectors } from "./rebuild-stale-vectors.js";
 import { describeRecovery, recoverInterruptedRestore } from "./restore-journal.js";
 import { applyStagedRestore } from "./staged-restore.js";
 
@@ -53,6 +54,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
     opened = openVolume(volume.root);
+    await rebuildStaleVectors(opened, logger);
     await bootstrapAdmin(opened, env, logger);
     const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
     const gitPolicy = {

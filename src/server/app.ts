@@ -35,8 +35,8 @@ export interface AppOptions {
   settings: AppSettings;
 }
 
-/** Public API prefixes closed by an expired licence; /api (admin, backups, health) never is. */
-const PUBLIC_API = /^\/v\d+\//;
+/** Public API prefixes (and MCP) closed by an expired licence; /api (admin, backups, health) never is. */
+const PUBLIC_API = /^\/(v\d+\/|mcp(\/|\?|$))/;
 
 /** The HTTP shell: routes call the core and turn LdsError into a status and `{error, message}`. */
 export function buildApp({ volume, jobs, publicApi, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
@@ -53,7 +53,7 @@ export function buildApp({ volume, jobs, publicApi, logger, runner, licence, req
     }
     const e = err as { statusCode?: number; validation?: unknown; message: string };
     if (e.validation) {
-      return reply.status(400).send({ error: "validation_error", message: e.message.replace(/^body\/?/, "").replace(/\//g, ".").trim() || e.message });
+      return reply.status(400).send({ error: "validation_error", message: e.message.replace(/^(body|querystring|params)\/?/, "").replace(/\//g, ".").trim() || e.message });
     }
     if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
       // Fastify's own client errors (bad JSON, body too large): keep their status, use our body shape.

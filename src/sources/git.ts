@@ -32,14 +32,20 @@ export async function fetchRepository(options: FetchOptions): Promise<{ branch: 
   return { branch, commit };
 }
 
-/** The commit a branch (or the default branch) points to, without cloning: a refresh with nothing new stops here. */
+/**
+ * The commit a branch or tag (or the default branch) points to, without cloning: a refresh with nothing new stops
+ * here. A branch wins over a tag of the same name (as in `git clone --branch`); an annotated tag is peeled to its
+ * commit, which is what a clone of it checks out.
+ */
 export async function remoteHead(options: Omit<FetchOptions, "dir" | "maxBytes">): Promise<string> {
-  const ref = options.branch ? `refs/heads/${options.branch}` : "HEAD";
-  const out = await git(["ls-remote", "--", options.url.href, ref], options);
-  const commit = out.split("\n").find((line) => line.endsWith(`\t${ref}`))?.split("\t")[0];
+  const name = options.branch;
+  const refs = name ? [`refs/heads/${name}`, `refs/tags/${name}^{}`, `refs/tags/${name}`] : ["HEAD"];
+  const out = await git(["ls-remote", "--", options.url.href, ...refs.filter((r) => !r.endsWith("^{}"))], options);
+  const lines = out.split("\n").map((line) => line.split("\t"));
+  const commit = refs.map((ref) => lines.find((l) => l[1] === ref)?.[0]).find(Boolean);
   if (!commit) {
-    throw new LdsError("repository_not_found", `The repository has no ${options.branch ? `branch "${options.branch}"` : "default branch"}.`, {
-      hint: "Check the branch name.",
+    throw new LdsError("repository_not_found", `The repository has no ${name ? `branch or tag "${name}"` : "default branch"}.`, {
+      hint: "Check the branch or tag name.",
     });
   }
   return commit;

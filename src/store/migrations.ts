@@ -179,6 +179,25 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: "library-versions",
+    sql: `
+      -- A library's pinned versions (a tag or branch indexed apart from its current content, pinned by clients
+      -- as /owner/repo/v1.2 or /owner/repo@v1.2). Snippets of the current content have version ''.
+      ALTER TABLE snippets ADD COLUMN version TEXT NOT NULL DEFAULT '';
+      DROP INDEX snippets_by_library;
+      CREATE INDEX snippets_by_library_version ON snippets(library_id, version);
+      CREATE TABLE library_versions (
+        library_id TEXT NOT NULL REFERENCES libraries(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        commit_sha TEXT,
+        fetched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (library_id, name)
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,20 +1,43 @@
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
-import { LdsError, fromSystemError } from "../errors.js";
+import { fromSystemError } from "../errors.js";
 
 export interface VectorMatch {
   snippetId: number;
   distance: number;
 }
 
+export interface VectorItem {
+  snippetId: number;
+  /** The library (and version) the snippet belongs to: see partitionOf. */
+  partition: string;
+  vector: Float32Array;
+}
+
 export interface VectorIndex {
   readonly db: Database.Database;
   readonly dimensions: number;
-  upsert(items: Array<{ snippetId: number; vector: Float32Array }>): void;
+  /**
+   * True when the stored vectors cannot be used as they are (older layout, another embedder, or an unfinished
+   * rebuild): the table is empty and must be refilled from the snippets (see rebuildVectors).
+   */
+  readonly stale: boolean;
+  upsert(items: VectorItem[]): void;
   remove(snippetIds: number[]): void;
-  nearest(vector: Float32Array, k: number): VectorMatch[];
+  /** The k nearest snippets of one partition (one library version): a search never scans other libraries. */
+  nearest(vector: Float32Array, k: number, partition: string): VectorMatch[];
   count(): number;
+  /** Record that every snippet has its vector again. */
+  markComplete(): void;
   close(): void;
+}
+
+/** Layout 2: vec0 with a partition key per library version (layout 1 had none: every search scanned everything). */
+const LAYOUT = "2";
+
+/** The vector partition of a library version; "" is the library's current content. Ids never contain spaces. */
+export function partitionOf(libraryId: string, version = ""): string {
+  return version ? `${libraryId} ${version}` : libraryId;
 }
 
 /** Load sqlite-vec into a connection (needed to read the vec0 tables, including in a snapshot being verified). */
@@ -23,10 +46,11 @@ export function loadVectorExtension(db: Database.Database): void {
 }
 
 /**
- * Open vectors.db: one vec0 table keyed by snippet id. The dimension count is recorded in the file and checked,
- * because vectors of another embedder cannot be compared with those already stored.
+ * Open vectors.db: one vec0 table keyed by snippet id and partitioned by library version. The layout, the
+ * embedder and whether the table is complete are recorded in vector_meta; when any differs the table is recreated
+ * empty and the index reports itself stale, because vectors are derived data and can always be rebuilt.
  */
-export function openVectorIndex(file: string, dimensions: number): VectorIndex {
+export function openVectorIndex(file: string, embedder: { id: string; dimensions: number }): VectorIndex {
   let db: Database.Database;
   try {
     db = new Database(file);
@@ -38,40 +62,35 @@ export function openVectorIndex(file: string, dimensions: number): VectorIndex {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.exec("CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  const stored = db.prepare("SELECT value FROM vector_meta WHERE key = 'dimensions'").pluck().get() as string | undefined;
-  if (stored === undefined) {
-    db.transaction(() => {
-      db.exec(`CREATE VIRTUAL TABLE vec_snippets USING vec0(
-        snippet_id INTEGER PRIMARY KEY, embedding float[${dimensions}] distance_metric=cosine)`);
-      db.prepare("INSERT INTO vector_meta (key, value) VALUES ('dimensions', ?)").run(String(dimensions));
-    })();
-  } else if (Number(stored) !== dimensions) {
-    db.close();
-    throw new LdsError("data_dir_invalid", `${file} holds ${stored}-dimension vectors, the embedder makes ${dimensions}.`, {
-      hint: "Use the embedder the index was built with, or delete vectors.db and re-index (it is rebuildable).",
-    });
-  }
+  const meta = new Map(db.prepare("SELECT key, value FROM vector_meta").all().map((r) => [(r as { key: string }).key, (r as { value: string }).value]));
+  const current = meta.get("layout") === LAYOUT && meta.get("embedder") === embedder.id && Number(meta.get("dimensions")) === embedder.dimensions;
+  const stale = !current || meta.get("complete") !== "1";
+  if (!current) recreate(db, embedder);
 
-  const insert = db.prepare("INSERT INTO vec_snippets (snippet_id, embedding) VALUES (?, ?)");
+  const insert = db.prepare("INSERT INTO vec_snippets (snippet_id, partition, embedding) VALUES (?, ?, ?)");
   const del = db.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?");
-  const knn = db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ?");
+  const knn = db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?");
   const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  let isStale = stale;
 
   return {
     db,
-    dimensions,
-    upsert: db.transaction((items: Array<{ snippetId: number; vector: Float32Array }>) => {
+    dimensions: embedder.dimensions,
+    get stale() {
+      return isStale;
+    },
+    upsert: db.transaction((items: VectorItem[]) => {
       // vec0 has no UPSERT: delete then insert, inside one transaction.
-      for (const { snippetId, vector } of items) {
+      for (const { snippetId, partition, vector } of items) {
         del.run(BigInt(snippetId));
-        insert.run(BigInt(snippetId), asBlob(vector));
+        insert.run(BigInt(snippetId), partition, asBlob(vector));
       }
     }),
     remove: db.transaction((ids: number[]) => {
       for (const id of ids) del.run(BigInt(id));
     }),
-    nearest(vector, k) {
-      return (knn.all(asBlob(vector), k) as Array<{ snippet_id: number; distance: number }>).map((row) => ({
+    nearest(vector, k, partition) {
+      return (knn.all(asBlob(vector), k, partition) as Array<{ snippet_id: number; distance: number }>).map((row) => ({
         snippetId: Number(row.snippet_id),
         distance: row.distance,
       }));
@@ -79,8 +98,26 @@ export function openVectorIndex(file: string, dimensions: number): VectorIndex {
     count() {
       return db.prepare("SELECT count(*) FROM vec_snippets").pluck().get() as number;
     },
+    markComplete() {
+      db.prepare("INSERT OR REPLACE INTO vector_meta (key, value) VALUES ('complete', '1')").run();
+      isStale = false;
+    },
     close() {
       db.close();
     },
   };
+}
+
+function recreate(db: Database.Database, embedder: { id: string; dimensions: number }): void {
+  db.transaction(() => {
+    db.exec("DROP TABLE IF EXISTS vec_snippets");
+    db.exec(`CREATE VIRTUAL TABLE vec_snippets USING vec0(
+      snippet_id INTEGER PRIMARY KEY, partition TEXT PARTITION KEY, embedding float[${embedder.dimensions}] distance_metric=cosine)`);
+    const set = db.prepare("INSERT OR REPLACE INTO vector_meta (key, value) VALUES (?, ?)");
+    set.run("layout", LAYOUT);
+    set.run("embedder", embedder.id);
+    set.run("dimensions", String(embedder.dimensions));
+    // Complete only once every snippet has its vector; an empty volume is made complete by its first rebuild.
+    set.run("complete", "0");
+  })();
 }

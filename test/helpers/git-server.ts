@@ -4,6 +4,7 @@ import { startGitHttpServer } from "../../bench/lib/git-http-server.js";
 export interface TestRepo {
   url: string;
   commit(changes: Record<string, string | null>): Promise<void>;
+  tag(name: string, annotated?: boolean): Promise<void>;
 }
 
 export interface GitServer {

@@ -4,6 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { openVolume } from "../../src/ops/open-volume.js";
 import { putSecret } from "../../src/store/secrets-table.js";
+import { partitionOf } from "../../src/vectors/vector-index.js";
 
 export interface SeedOptions {
   libraries?: Array<{ id: string; state?: string; snippets?: number }>;
@@ -29,7 +30,7 @@ export async function seedVolume(root: string, options: SeedOptions = {}): Promi
       const embedded = await embedder.embed(texts);
       texts.forEach((text, i) => {
         const id = Number(addSnippet.run(lib.id, `Snippet ${i}`, text).lastInsertRowid);
-        vectors.upsert([{ snippetId: id, vector: embedded[i]! }]);
+        vectors.upsert([{ snippetId: id, partition: partitionOf(lib.id), vector: embedded[i]! }]);
       });
     }
     if (options.runningJobFor) {

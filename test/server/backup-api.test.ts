@@ -174,6 +174,7 @@ describe("the licence", () => {
     expect(publicCall.json).toMatchObject({ error: "license_expired" });
     expect(publicCall.json.message).toContain("expired on 2020-01-01");
     expect((await api.post("/v1/refresh", {})).json.error).toBe("license_expired");
+    expect((await api.post("/mcp", {})).json.error).toBe("license_expired");
 
     expect((await api.login()).status).toBe(200);
     const backups = tempDir();
@@ -187,7 +188,8 @@ describe("the licence", () => {
 
     // A licence renewed in place applies without a restart.
     fs.writeFileSync(path.join(dataDir, "license.json"), JSON.stringify({ licensee: "Acme", expiresAt: "2099-01-01T00:00:00Z" }));
-    expect((await api.get("/v2/libs/search?libraryName=react")).json.error).toBe("route_not_found");
+    // (past the licence check, this request without an API key is refused by authentication instead)
+    expect((await api.get("/v2/libs/search?libraryName=react")).json.error).toBe("invalid_api_key");
   });
 
   it("an unreadable licence closes the public API with license_invalid", async () => {

@@ -1,7 +1,8 @@
 import path from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createHashingEmbedder } from "../../src/vectors/embedder.js";
-import { openVectorIndex } from "../../src/vectors/vector-index.js";
+import { loadVectorExtension, openVectorIndex } from "../../src/vectors/vector-index.js";
 import { tempDir } from "../helpers/temp.js";
 
 describe("the hashing embedder and the vector index", () => {
@@ -20,21 +21,62 @@ describe("the hashing embedder and the vector index", () => {
     expect(dot(a!, b!)).toBeGreaterThan(dot(a!, c!) + 0.2);
   });
 
-  it("stores vectors by snippet id and finds the nearest, replacing on upsert", async () => {
+  it("spreads features over all buckets with both signs (the hash's low bits are used)", async () => {
+    const embedder = createHashingEmbedder(64);
+    const words = Array.from({ length: 2000 }, (_, i) => `word${i}`).join(" ");
+    const [v] = await embedder.embed([words]);
+    const used = Array.from(v!).filter((x) => x !== 0).length;
+    expect(used).toBe(64);
+    expect(Array.from(v!).some((x) => x < 0) && Array.from(v!).some((x) => x > 0)).toBe(true);
+  });
+
+  it("stores vectors by snippet id and finds the nearest within one partition, replacing on upsert", async () => {
     const embedder = createHashingEmbedder(64);
     const file = path.join(tempDir(), "vectors.db");
-    const index = openVectorIndex(file, 64);
+    const index = openVectorIndex(file, embedder);
     const texts = ["install the package", "configure logging", "write a plugin"];
     const vectors = await embedder.embed(texts);
-    index.upsert(vectors.map((vector, i) => ({ snippetId: i + 10, vector })));
-    expect(index.count()).toBe(3);
+    index.upsert(vectors.map((vector, i) => ({ snippetId: i + 10, partition: "/a/lib", vector })));
+    index.upsert([{ snippetId: 99, partition: "/b/other", vector: vectors[1]! }]);
+    expect(index.count()).toBe(4);
     const [query] = await embedder.embed(["how to configure logging"]);
-    expect(index.nearest(query!, 1)[0]!.snippetId).toBe(11);
-    index.upsert([{ snippetId: 11, vector: vectors[0]! }]);
-    expect(index.count()).toBe(3);
+    expect(index.nearest(query!, 1, "/a/lib")[0]!.snippetId).toBe(11);
+    expect(index.nearest(query!, 5, "/b/other").map((m) => m.snippetId)).toEqual([99]);
+    index.upsert([{ snippetId: 11, partition: "/a/lib", vector: vectors[0]! }]);
+    expect(index.count()).toBe(4);
     index.remove([10, 11]);
-    expect(index.count()).toBe(1);
+    expect(index.count()).toBe(2);
+    index.markComplete();
     index.close();
-    expect(() => openVectorIndex(file, 128)).toThrow(/64-dimension/);
+    const reopened = openVectorIndex(file, embedder);
+    expect(reopened.stale).toBe(false);
+    expect(reopened.count()).toBe(2);
+    reopened.close();
+  });
+
+  it("recreates the table empty and reports it stale for another embedder or the older layout", async () => {
+    const file = path.join(tempDir(), "vectors.db");
+    const first = openVectorIndex(file, createHashingEmbedder(64));
+    first.upsert([{ snippetId: 1, partition: "/a/b", vector: (await createHashingEmbedder(64).embed(["x"]))[0]! }]);
+    first.markComplete();
+    first.close();
+    const other = openVectorIndex(file, createHashingEmbedder(128));
+    expect(other.stale).toBe(true);
+    expect(other.count()).toBe(0);
+    other.close();
+
+    // Layout 1 (LDS 0.1/0.2): no partition key, only the dimensions recorded.
+    const old = path.join(tempDir(), "vectors.db");
+    const db = new Database(old);
+    loadVectorExtension(db);
+    db.exec(`CREATE TABLE vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO vector_meta VALUES ('dimensions', '64');
+      CREATE VIRTUAL TABLE vec_snippets USING vec0(snippet_id INTEGER PRIMARY KEY, embedding float[64] distance_metric=cosine);`);
+    db.close();
+    const upgraded = openVectorIndex(old, createHashingEmbedder(64));
+    expect(upgraded.stale).toBe(true);
+    expect(upgraded.count()).toBe(0);
+    upgraded.upsert([{ snippetId: 5, partition: "/a/b", vector: new Float32Array(64).fill(0.125) }]);
+    expect(upgraded.count()).toBe(1);
+    upgraded.close();
   });
 });

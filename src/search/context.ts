@@ -1,0 +1,122 @@
+import { LdsError } from "../errors.js";
+import type { OpenVolume } from "../ops/open-volume.js";
+import { estimateTokens } from "../indexing/snippet.js";
+import { accessDenied, libraryNotFound, type LibraryAccess } from "./library-access.js";
+import type { LibraryRef } from "./library-ref.js";
+import { rankSnippets, type RankingMethod } from "./rank-snippets.js";
+
+export interface CodeSnippetAnswer {
+  codeTitle: string;
+  codeDescription: string;
+  codeLanguage: string;
+  codeTokens: number;
+  /** Where the snippet comes from: source path and heading anchor. */
+  codeId: string;
+  pageTitle: string;
+  codeList: Array<{ language: string; code: string }>;
+}
+
+export interface InfoSnippetAnswer {
+  pageId: string;
+  breadcrumb: string;
+  content: string;
+  contentTokens: number;
+}
+
+export interface ContextAnswer {
+  /** The library and version answered, as the client may pin it next time. */
+  selectedLibrary: string;
+  codeSnippets: CodeSnippetAnswer[];
+  infoSnippets: InfoSnippetAnswer[];
+  /** Snippets in rank order, as they were chosen (for the text rendering, which interleaves both kinds). */
+  ordered: Array<CodeSnippetAnswer | InfoSnippetAnswer>;
+}
+
+export interface ContextRequest {
+  ref: LibraryRef;
+  query: string;
+  /** Token budget: the snippets returned never add up to more. */
+  tokens: number;
+  method?: RankingMethod;
+}
+
+type SnippetRow = { id: number; kind: "code" | "info"; title: string; description: string; language: string | null; content: string; source_path: string | null };
+
+/**
+ * The snippets of one library version that best answer `query`, within the token budget: ranked (hybrid by
+ * default), exact duplicates dropped, then taken in rank order while they fit (a snippet too large for what is left
+ * is skipped, so a smaller, lower-ranked one may still fill the budget).
+ */
+export async function buildContext(volume: OpenVolume, access: LibraryAccess, request: ContextRequest): Promise<ContextAnswer> {
+  const { db } = volume;
+  const { ref } = request;
+  const library = db.prepare("SELECT id, private, team_id, state, state_reason FROM libraries WHERE id = ?").get(ref.libraryId) as
+    | { id: string; private: number; team_id: number | null; state: string; state_reason: string | null }
+    | undefined;
+  if (!library || !access.canSee(library)) throw libraryNotFound(ref.libraryId);
+  if (!access.mayUse(library.id)) throw accessDenied(library.id);
+  if (ref.version) checkVersion(volume, ref);
+  const ids = await rankSnippets(volume, ref, request.query, request.method);
+  if (ids.length === 0) throw noSnippets(ref, library);
+
+  const load = db.prepare("SELECT id, kind, title, description, language, content, source_path FROM snippets WHERE id = ? AND library_id = ? AND version = ?");
+  const seen = new Set<string>();
+  const answer: ContextAnswer = { selectedLibrary: ref.version ? `${ref.libraryId}/${ref.version}` : ref.libraryId, codeSnippets: [], infoSnippets: [], ordered: [] };
+  let left = request.tokens;
+  for (const id of ids) {
+    const row = load.get(id, ref.libraryId, ref.version) as SnippetRow | undefined;
+    if (!row) continue; // a vector whose snippet was replaced a moment ago
+    const key = `${row.kind}\0${row.content.replace(/\s+/g, " ").trim()}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const cost = estimateTokens(`${row.title}\n${row.description}\n${row.content}\n${row.source_path ?? ""}`);
+    if (cost > left) continue;
+    left -= cost;
+    const item = row.kind === "code" ? codeAnswer(row, cost) : infoAnswer(row, cost);
+    if (row.kind === "code") answer.codeSnippets.push(item as CodeSnippetAnswer);
+    else answer.infoSnippets.push(item as InfoSnippetAnswer);
+    answer.ordered.push(item);
+  }
+  return answer;
+}
+
+function codeAnswer(row: SnippetRow, tokens: number): CodeSnippetAnswer {
+  const source = row.source_path ?? "";
+  return {
+    codeTitle: row.title,
+    codeDescription: row.description,
+    codeLanguage: row.language ?? "",
+    codeTokens: tokens,
+    codeId: source,
+    pageTitle: pageTitleOf(source),
+    codeList: [{ language: row.language ?? "", code: row.content }],
+  };
+}
+
+function infoAnswer(row: SnippetRow, tokens: number): InfoSnippetAnswer {
+  const source = row.source_path ?? "";
+  const page = pageTitleOf(source);
+  return { pageId: source, breadcrumb: page && page !== row.title ? `${page} > ${row.title}` : row.title, content: row.content, contentTokens: tokens };
+}
+
+function pageTitleOf(source: string): string {
+  return (source.split("#")[0]!.split("/").pop() ?? "").replace(/\.[^.]+$/, "").replace(/[-_]/g, " ");
+}
+
+function checkVersion(volume: OpenVolume, ref: LibraryRef): void {
+  const versions = volume.db.prepare("SELECT name FROM library_versions WHERE library_id = ? ORDER BY name").pluck().all(ref.libraryId) as string[];
+  if (!versions.includes(ref.version)) {
+    throw new LdsError("tag_not_found", `${ref.libraryId} has no version "${ref.version.slice(0, 100)}"; available versions: ${versions.join(", ") || "none (only the current content)"}.`, {
+      hint: `Ask without a version (${ref.libraryId}) for the current content, or pin one of the available versions.`,
+    });
+  }
+}
+
+function noSnippets(ref: LibraryRef, library: { state: string; state_reason: string | null }): LdsError {
+  const name = ref.version ? `${ref.libraryId}/${ref.version}` : ref.libraryId;
+  const why =
+    library.state === "failed" ? `its processing failed: ${(library.state_reason ?? "no reason recorded").replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
+  return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${name}: ${why}.`, {
+    hint: library.state === "failed" ? "Fix the cause and refresh it with POST /v1/refresh." : "Try again when its processing has finished.",
+  });
+}

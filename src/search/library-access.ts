@@ -1,0 +1,41 @@
+import type Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+import { teamMayUse } from "../store/accounts.js";
+import type { Caller } from "../store/api-keys.js";
+
+/** The columns of a library that decide who may read it. */
+export interface LibraryVisibility {
+  id: string;
+  private: number;
+  team_id: number | null;
+}
+
+/**
+ * Who is reading: an API caller sees public libraries and its own team's private ones, restricted to the team's
+ * allowed list when it has one; an operator at the CLI sees everything.
+ */
+export interface LibraryAccess {
+  /** Whether the library exists for this reader at all (else it is "not found", never "forbidden"). */
+  canSee(library: LibraryVisibility): boolean;
+  /** Whether the reader's team may use it (else access_denied). */
+  mayUse(libraryId: string): boolean;
+}
+
+export const OPERATOR_ACCESS: LibraryAccess = { canSee: () => true, mayUse: () => true };
+
+export function callerAccess(db: Database.Database, caller: Caller): LibraryAccess {
+  return {
+    canSee: (library) => !library.private || library.team_id === caller.teamId,
+    mayUse: (libraryId) => teamMayUse(db, caller.teamId, libraryId),
+  };
+}
+
+export function libraryNotFound(libraryId: string): LdsError {
+  return new LdsError("library_not_found", `Library ${libraryId} was not found, or you have no access to it.`, {
+    hint: "Find the id with GET /v2/libs/search?libraryName=<name>, or submit the repository first.",
+  });
+}
+
+export function accessDenied(libraryId: string): LdsError {
+  return new LdsError("access_denied", `${libraryId} is not among your team's allowed libraries.`, { hint: "Ask a team owner to allow it." });
+}

@@ -1,0 +1,69 @@
+import type Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+import type { LibraryAccess } from "./library-access.js";
+import { LIBRARY_COLUMNS, summarise, type LibraryRow, type LibrarySummary } from "./library-summary.js";
+import { ftsExpression, queryTerms } from "./query-terms.js";
+
+export interface LibrarySearch {
+  libraryName: string;
+  /** The task or question: ranks libraries of equal name match by how well their content answers it. */
+  query?: string;
+  limit?: number;
+}
+
+const DEFAULT_LIMIT = 10;
+
+/**
+ * Libraries whose name matches `libraryName`, best first: by how closely the name matches (exact, prefix,
+ * substring, all words), then by how relevant the library's content is to `query` (its best BM25 score),
+ * then by size. Only libraries the reader can see and use are listed; none at all is no_libraries_found.
+ */
+export function searchLibraries(db: Database.Database, access: LibraryAccess, search: LibrarySearch): LibrarySummary[] {
+  const wanted = normalise(search.libraryName);
+  const words = search.libraryName.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const rows = db.prepare(`SELECT ${LIBRARY_COLUMNS} FROM libraries`).all() as LibraryRow[];
+  const matched = rows
+    .filter((row) => access.canSee(row) && access.mayUse(row.id))
+    .map((row) => ({ row, name: nameScore(row, wanted, words) }))
+    .filter((m) => m.name > 0);
+  if (matched.length === 0) {
+    throw new LdsError("no_libraries_found", `No library matches "${search.libraryName.slice(0, 100)}".`, {
+      hint: "Try a shorter or different name; a repository must be submitted (POST /v2/add/repo/hostb) before it can be found.",
+    });
+  }
+  const expression = search.query ? ftsExpression(queryTerms(search.query)) : null;
+  const relevance = db.prepare(
+    // bm25() cannot be aggregated (min() of it is refused): take the best row instead.
+    `SELECT bm25(snippets_fts) AS score FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
+     WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = '' ORDER BY score LIMIT 1`,
+  );
+  // Name match decides first, so content relevance is only computed for the strongest name matches.
+  const limit = Math.max(1, Math.min(search.limit ?? DEFAULT_LIMIT, 50));
+  const best = matched.sort((a, b) => b.name - a.name).slice(0, limit * 3);
+  const ranked = best.map((m) => {
+    const summary = summarise(db, m.row);
+    // FTS5's bm25() is negative, lower is better: negate so that higher is more relevant; 0 when nothing matches.
+    const score = expression ? -((relevance.pluck().get(expression, m.row.id) as number | null) ?? 0) : 0;
+    return { summary, name: m.name, relevance: score };
+  });
+  ranked.sort((a, b) => b.name - a.name || b.relevance - a.relevance || b.summary.totalSnippets - a.summary.totalSnippets || a.summary.id.localeCompare(b.summary.id));
+  return ranked.slice(0, limit).map((r) => r.summary);
+}
+
+/** Lower case, letters and digits only: "Next.js", "nextjs" and "next-js" are the same name. */
+function normalise(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+}
+
+/** 5 exact name, 4 exact owner/repo, 3 name prefix, 2 substring of name or id, 1 every word somewhere, 0 no match. */
+function nameScore(row: LibraryRow, wanted: string, words: string[]): number {
+  if (!wanted) return 0;
+  const [owner = "", repo = ""] = row.id.split("/").slice(1);
+  const names = [normalise(repo), normalise(row.title)];
+  if (names.includes(wanted)) return 5;
+  if (normalise(owner + repo) === wanted) return 4;
+  if (names.some((n) => n.startsWith(wanted))) return 3;
+  if (names.some((n) => n.includes(wanted)) || normalise(row.id).includes(wanted)) return 2;
+  const haystack = `${row.id} ${row.title} ${row.description}`.toLowerCase();
+  return words.length > 0 && words.every((w) => haystack.includes(w)) ? 1 : 0;
+}

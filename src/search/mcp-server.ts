@@ -1,0 +1,83 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { APP_VERSION } from "../version.js";
+import { isLdsError } from "../errors.js";
+import type { OpenVolume } from "../ops/open-volume.js";
+import { buildContext } from "./context.js";
+import { contextAsText } from "./context-text.js";
+import type { LibraryAccess } from "./library-access.js";
+import { parseLibraryRef } from "./library-ref.js";
+import { searchLibraries } from "./library-search.js";
+import type { LibrarySummary } from "./library-summary.js";
+
+const DEFAULT_TOKENS = 5000;
+
+/**
+ * An MCP server with the two tools documentation agents expect, named as the hosted service names them so that
+ * agent prompts written for it work unchanged: resolve-library-id (a name to library ids) and query-docs (the
+ * snippets of one library that answer a question). One per request: the endpoint is stateless.
+ */
+export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpServer {
+  const server = new McpServer({ name: "lds", version: APP_VERSION });
+
+  server.registerTool(
+    "resolve-library-id",
+    {
+      title: "Resolve a library name to a library id",
+      description:
+        "Finds libraries by name and returns their library ids (/owner/repo), descriptions, snippet counts and pinnable versions. Call it before query-docs unless you already know the id.",
+      inputSchema: {
+        libraryName: z.string().min(1).max(200).describe("Library name to search for, e.g. \"react\" or \"next.js\""),
+        query: z.string().max(2000).optional().describe("The task or question, used to rank libraries of equal name match"),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ libraryName, query }) =>
+      answer(() => {
+        const results = searchLibraries(volume.db, access, { libraryName, query });
+        return `Libraries matching "${libraryName}":\n\n${results.map(describeLibrary).join("\n----------\n")}`;
+      }),
+  );
+
+  server.registerTool(
+    "query-docs",
+    {
+      title: "Query a library's documentation",
+      description:
+        "Returns the documentation snippets and code examples of one library that best answer a question, within a token budget. Pin a version as /owner/repo/v1.2 or /owner/repo@v1.2.",
+      inputSchema: {
+        libraryId: z.string().min(1).max(512).describe("Library id from resolve-library-id, e.g. /vercel/next.js"),
+        query: z.string().min(1).max(2000).describe("The question or task"),
+        tokens: z.number().int().min(100).max(100000).optional().describe(`Token budget of the answer (default ${DEFAULT_TOKENS})`),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ libraryId, query, tokens }) =>
+      answer(async () => {
+        const context = await buildContext(volume, access, { ref: parseLibraryRef(libraryId), query, tokens: tokens ?? DEFAULT_TOKENS });
+        return contextAsText(context) || `No snippet of ${libraryId} fits a budget of ${tokens ?? DEFAULT_TOKENS} tokens; ask with a larger budget.`;
+      }),
+  );
+  return server;
+}
+
+function describeLibrary(library: LibrarySummary): string {
+  return [
+    `- Title: ${library.title}`,
+    `- Library ID: ${library.id}`,
+    `- Description: ${library.description || "(none)"}`,
+    `- Code Snippets: ${library.totalSnippets}`,
+    `- State: ${library.state}`,
+    `- Versions: ${library.versions.join(", ") || "(current only)"}`,
+  ].join("\n");
+}
+
+/** Errors a caller can act on (not found, access denied, …) are tool results with isError, as MCP intends. */
+async function answer(produce: () => string | Promise<string>) {
+  try {
+    return { content: [{ type: "text" as const, text: await produce() }] };
+  } catch (err) {
+    if (!isLdsError(err)) throw err;
+    return { isError: true, content: [{ type: "text" as const, text: `${err.code}: ${err.message}` }] };
+  }
+}

@@ -1,0 +1,56 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { OpenVolume } from "../../ops/open-volume.js";
+import { buildContext } from "../../search/context.js";
+import { contextAsText } from "../../search/context-text.js";
+import { callerAccess } from "../../search/library-access.js";
+import { parseLibraryRef } from "../../search/library-ref.js";
+import { searchLibraries } from "../../search/library-search.js";
+
+export const DEFAULT_CONTEXT_TOKENS = 5000;
+
+/** Library search and context retrieval, in the shapes of the hosted services' public API (docs/api.md). */
+export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
+  app.get<{ Querystring: { libraryName: string; query?: string; limit?: number } }>(
+    "/v2/libs/search",
+    {
+      schema: {
+        querystring: {
+          type: "object",
+          required: ["libraryName"],
+          properties: {
+            libraryName: { type: "string", minLength: 1, maxLength: 200 },
+            query: { type: "string", maxLength: 2000 },
+            limit: { type: "integer", minimum: 1, maximum: 50 },
+          },
+        },
+      },
+    },
+    async (request) => ({
+      results: searchLibraries(volume.db, callerAccess(volume.db, request.caller!), request.query),
+    }),
+  );
+
+  app.get<{ Querystring: { libraryId: string; query: string; type: "json" | "txt"; tokens: number } }>(
+    "/v2/context",
+    {
+      schema: {
+        querystring: {
+          type: "object",
+          required: ["libraryId", "query"],
+          properties: {
+            libraryId: { type: "string", minLength: 1, maxLength: 512 },
+            query: { type: "string", minLength: 1, maxLength: 2000 },
+            type: { type: "string", enum: ["json", "txt"], default: "json" },
+            tokens: { type: "integer", minimum: 100, maximum: 100000, default: DEFAULT_CONTEXT_TOKENS },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { libraryId, query, type, tokens } = request.query;
+      const answer = await buildContext(volume, callerAccess(volume.db, request.caller!), { ref: parseLibraryRef(libraryId), query, tokens });
+      if (type === "txt") return reply.type("text/plain; charset=utf-8").send(contextAsText(answer));
+      return { codeSnippets: answer.codeSnippets, infoSnippets: answer.infoSnippets };
+    },
+  );
+};
