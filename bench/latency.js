@@ -1,14 +1,13 @@
 // p50/p99 latency of API requests (GET /api/backup/status and PUT /api/backup/config, 4:1, 4 concurrent clients)
 // against one server, without and then with a backup of its volume running in that server. Target: p99 < 2x.
 // Usage: node bench/latency.js [--sizes 1] [--seconds 6]
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { arg, fresh } from "./lib/measure.js";
+import { percentile as pct, startServer } from "./lib/start-server.js";
 import { makeVolume } from "./make-volume.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..");
 const work = path.join(here, ".work");
 const size = Number(arg("sizes", "1").split(",")[0]);
 const seconds = Number(arg("seconds", "6"));
@@ -17,24 +16,7 @@ const password = "benchmark passphrase";
 const volume = path.join(work, `volume-${size}g`);
 await makeVolume(volume, size);
 const backups = fresh(path.join(work, "latency-backups"));
-const server = spawn("node", [path.join(root, "bin/lds.js"), "serve", "--data-dir", volume, "--port", "0"], {
-  env: { ...process.env, LDS_ADMIN_PASSWORD: password, LDS_ADMIN_USERNAME: "bench", LDS_LOGIN_ATTEMPTS_PER_MINUTE: "1000" },
-  stdio: ["ignore", "pipe", "inherit"],
-});
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (d) => {
-    if (out === null) return;
-    out += d;
-    const m = /"url":"([^"]+)"/.exec(out);
-    if (m) {
-      out = null;
-      resolve(m[1]);
-    }
-  });
-  server.on("exit", () => reject(new Error("server exited")));
-});
-server.stdout.resume();
+const { url, server } = await startServer(volume, { LDS_ADMIN_PASSWORD: password, LDS_ADMIN_USERNAME: "bench", LDS_LOGIN_ATTEMPTS_PER_MINUTE: "1000" });
 
 const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "bench", password }) });
 const cookie = login.headers.get("set-cookie")?.split(";")[0];
@@ -62,7 +44,6 @@ async function load(done) {
   await Promise.all([clientLoop(), clientLoop(), clientLoop(), clientLoop()]);
   return latencies.sort((a, b) => a - b);
 }
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 try {
   const idleUntil = Date.now() + seconds * 1000;

@@ -7,6 +7,7 @@ import { countSecrets } from "../store/secrets-table.js";
 import { openStore } from "../store/open-store.js";
 import { getSetting, setSetting } from "../store/settings.js";
 import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
+import type { VectorSearch } from "../vectors/knn-worker.js";
 import { openVectorIndex, type VectorIndex } from "../vectors/vector-index.js";
 
 export interface OpenVolume {
@@ -15,6 +16,8 @@ export interface OpenVolume {
   key: Buffer;
   vectors: VectorIndex;
   embedder: Embedder;
+  /** Set by the server: nearest-neighbour queries in a worker thread (see knn-worker.ts); else they run inline. */
+  vectorSearch?: VectorSearch;
   close(): void;
 }
 

@@ -16,6 +16,7 @@ import { createBackupRunner } from "./backup-runner.js";
 import { createJobRunner } from "./job-runner.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "./open-volume.js";
 import { rebuildStaleVectors } from "./rebuild-stale-vectors.js";
+import { createVectorSearchWorker } from "../vectors/knn-worker.js";
 import { describeRecovery, recoverInterruptedRestore } from "./restore-journal.js";
 import { applyStagedRestore } from "./staged-restore.js";
 
@@ -55,6 +56,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
     opened = openVolume(volume.root);
     await rebuildStaleVectors(opened, logger);
+    opened.vectorSearch = createVectorSearchWorker(volume.vectors);
     await bootstrapAdmin(opened, env, logger);
     const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
     const gitPolicy = {
@@ -87,6 +89,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       await app.close();
       await runner.close();
       await jobs.close();
+      await opened.vectorSearch.close();
       throw fromSystemError(err, `${host}:${port}`);
     }
     const address = app.server.address();
@@ -102,12 +105,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await app.close();
         await runner.close();
         await jobs.close();
+        await handle.vectorSearch?.close();
         handle.close();
         lock.release();
         logger.info("LDS stopped");
       },
     };
   } catch (err) {
+    await opened?.vectorSearch?.close();
     opened?.close();
     lock.release();
     throw err;

@@ -1,19 +1,11 @@
-/**
- * Words that carry no meaning for ranking. Without them a question such as "how do I add a route" matches on
- * "route" (and "add") rather than on every snippet that contains "a".
- */
-const STOP_WORDS = new Set(
-  ("a an and are as at be by can do does for from how i if in into is it me my of on or should so that the their then there " +
-    "these this to use using was we what when where which who why will with you your").split(" "),
-);
+import { meaningfulWords } from "../text/stop-words.js";
 
 const MAX_TERMS = 32;
 
 /** The distinct, meaningful words of a query, lower-cased (all of them when every word is a stop word). */
 export function queryTerms(query: string): string[] {
   const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])];
-  const meaningful = words.filter((w) => !STOP_WORDS.has(w));
-  return (meaningful.length ? meaningful : words).slice(0, MAX_TERMS);
+  return meaningfulWords(words).slice(0, MAX_TERMS);
 }
 
 /**

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { fromSystemError } from "../errors.js";
+import { MMAP_BYTES } from "../store/open-store.js";
 
 export interface VectorMatch {
   snippetId: number;
@@ -61,6 +62,8 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
   db.pragma("busy_timeout = 5000");
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
+  // Every search scans its partition's vectors: read them mapped rather than copied through the page cache.
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
   db.exec("CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   const meta = new Map(db.prepare("SELECT key, value FROM vector_meta").all().map((r) => [(r as { key: string }).key, (r as { value: string }).value]));
   const current = meta.get("layout") === LAYOUT && meta.get("embedder") === embedder.id && Number(meta.get("dimensions")) === embedder.dimensions;

@@ -4,6 +4,7 @@ import { execa } from "execa";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { loadVectorExtension } from "../../src/vectors/vector-index.js";
 import { makeArchive, refreshChecksums, repack } from "../helpers/archives.js";
 import { BIN, ROOT, runCli, spawnCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
@@ -154,10 +155,26 @@ describe("lds-restore", () => {
     });
     const health = (await (await fetch(`${url}/api/health`)).json()) as { schemaVersion: number };
     server.kill("SIGTERM");
-    await server;
+    const log = String((await server).stdout);
     expect(health.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
     const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
     expect(db.prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'basics'").pluck().get()).toBe(1);
+    const snippets = db.prepare("SELECT count(*) FROM snippets").pluck().get();
     db.close();
+    // 0.1.0's vector index (no partitions, MD5 embedder) was rebuilt from the snippets at the start.
+    expect(log).toContain("vector index rebuilt");
+    const vectors = new Database(path.join(dataDir, "vectors.db"), { readonly: true });
+    loadVectorExtension(vectors);
+    const meta = Object.fromEntries((vectors.prepare("SELECT key, value FROM vector_meta").all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]));
+    expect(meta).toMatchObject({ layout: "2", complete: "1", embedder: "hashing-v2-384" });
+    expect(vectors.prepare("SELECT count(*) FROM vec_snippets").pluck().get()).toBe(snippets);
+    vectors.close();
+    // …and the restored libraries answer searches.
+    const found = await runCli("lds", ["search", "widgets", "--data-dir", dataDir]);
+    expect(found.stdout).toContain("/acme/widgets  finalized");
+    const context = await runCli("lds", ["context", "/acme/widgets", "create a widget", "--data-dir", dataDir]);
+    expect(context.exitCode, context.stderr).toBe(0);
+    expect(context.stdout).toContain("### Create a widget");
+    expect(context.stdout).toContain("new Widget({ size: 3 })");
   });
 });

@@ -7,7 +7,7 @@ import { runCli } from "../helpers/cli.js";
 import { fixtureDocs } from "../helpers/doc-fixtures.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
-import { tempDir } from "../helpers/temp.js";
+import { tempDirForFile } from "../helpers/temp.js";
 
 const TOKEN = "ghp_search-tests-token";
 const DUPLICATE = "```js\nconst api = createClient({ baseUrl: \"https://dup.example\" });\n```";
@@ -60,7 +60,7 @@ const finalized = (id: string) => eventually(async () => ["finalized", "failed"]
 
 beforeAll(async () => {
   git = await startGitServer(TOKEN);
-  dataDir = tempDir("lds-search-");
+  dataDir = tempDirForFile("lds-search-");
   await cli("teams", "create", "pro-team", "--plan", "pro");
   await cli("teams", "create", "free-team", "--plan", "free");
   await cli("teams", "create", "locked-team", "--plan", "pro");
@@ -150,7 +150,7 @@ describe("GET /v2/context", () => {
 
   it("answers code and info snippets ranked for the query, in the hosted service's JSON shape", async () => {
     const r = await get(context("libraryId=/acme/tidewater&query=exponential backoff with jitter between retry attempts&tokens=1500"));
-    expect(r.status).toBe(200);
+    expect(r.status, server.output().split("\n").filter((l) => l.includes('"level":50')).join("\n")).toBe(200);
     expect(Object.keys(r.json).sort()).toEqual(["codeSnippets", "infoSnippets"]);
     const [code] = r.json.codeSnippets;
     expect(code.codeId).toBe("docs/retries.md#exponential-backoff");
