@@ -96,7 +96,8 @@ function commands(cli: Argv, entry: Entry): Argv {
     .command("users", "Manage users", (y) =>
       y
         .command("add <email>", "Add a user to a team", (c) => c.positional("email", { type: "string", demandOption: true }).option("team", { type: "string", demandOption: true }).option("role", { choices: ["owner", "admin", "member"], default: "member" }).option("data-dir", dataDirOption), lazy(() => import("./commands/users.js")))
-        .demandCommand(1, "Name a subcommand: lds users add EMAIL --team NAME."),
+        .command("remove <email>", "Remove a user from its team (its API keys stop working; add it again to undo)", (c) => c.positional("email", { type: "string", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/users.js")))
+        .demandCommand(1, "Name a subcommand: lds users add EMAIL --team NAME, or lds users remove EMAIL."),
     )
     .command("connections", "Connect a team's git or wiki account (token from $LDS_CONNECTION_TOKEN)", (y) =>
       y

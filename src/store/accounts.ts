@@ -52,6 +52,12 @@ export interface User {
 
 export function addUser(db: Database.Database, team: Team, email: string, role: Role): User {
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new LdsError("validation_error", `"${email}" is not an email address.`);
+  // A removed user comes back with the team and role given now (and its old keys work again).
+  const removed = db.prepare("SELECT id FROM users WHERE email = ? AND removed_at IS NOT NULL").pluck().get(email) as number | undefined;
+  if (removed !== undefined) {
+    db.prepare("UPDATE users SET team_id = ?, role = ?, removed_at = NULL WHERE id = ?").run(team.id, role, removed);
+    return { id: removed, team_id: team.id, email, role };
+  }
   try {
     const id = Number(db.prepare("INSERT INTO users (team_id, email, role) VALUES (?, ?, ?)").run(team.id, email, role).lastInsertRowid);
     return { id, team_id: team.id, email, role };
@@ -62,8 +68,15 @@ export function addUser(db: Database.Database, team: Team, email: string, role: 
 }
 
 export function requireUser(db: Database.Database, email: string): User {
-  const user = db.prepare("SELECT id, team_id, email, role FROM users WHERE email = ?").get(email) as User | undefined;
+  const user = db.prepare("SELECT id, team_id, email, role FROM users WHERE email = ? AND removed_at IS NULL").get(email) as User | undefined;
   if (!user) throw new LdsError("user_not_found", `No user ${email}.`, { hint: "Add one with `lds users add EMAIL --team NAME`." });
+  return user;
+}
+
+/** Remove a user from its team: its API keys stop working (user_not_found) until it is added again. */
+export function removeUser(db: Database.Database, email: string): User {
+  const user = requireUser(db, email);
+  db.prepare("UPDATE users SET removed_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(user.id);
   return user;
 }
 

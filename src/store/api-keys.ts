@@ -35,14 +35,20 @@ export function authenticate(db: Database.Database, authorization: string | unde
   if (!parts) throw invalid(`API keys start with ${KEY_PREFIX}; this one is malformed.`);
   const row = db
     .prepare(
-      `SELECT k.prefix, k.key_hash, k.revoked_at, u.id AS user_id, u.email, u.role, t.id AS team_id, t.plan
+      `SELECT k.prefix, k.key_hash, k.revoked_at, u.id AS user_id, u.email, u.role, u.removed_at, t.id AS team_id, t.plan
        FROM api_keys k JOIN users u ON u.id = k.user_id JOIN teams t ON t.id = u.team_id WHERE k.prefix = ?`,
     )
-    .get(`${KEY_PREFIX}${parts[1]}`) as { prefix: string; key_hash: string; revoked_at: string | null; user_id: number; email: string; role: Role; team_id: number; plan: Plan } | undefined;
+    .get(`${KEY_PREFIX}${parts[1]}`) as { prefix: string; key_hash: string; revoked_at: string | null; user_id: number; email: string; role: Role; removed_at: string | null; team_id: number; plan: Plan } | undefined;
   // Compare even when the prefix is unknown, so that timing does not tell which prefixes exist.
   const expected = row ? Buffer.from(row.key_hash, "hex") : Buffer.alloc(32);
   const matches = timingSafeEqual(digest(parts[2]!), expected);
   if (!row || !matches || row.revoked_at) throw invalid("The API key is unknown or was revoked.");
+  // Only a caller holding the key's secret gets this far, so naming its own user reveals nothing.
+  if (row.removed_at) {
+    throw new LdsError("user_not_found", `The user of this API key (${row.email}) was removed from its team.`, {
+      hint: "Ask a team owner to add you again (`lds users add`), or use a key of another user.",
+    });
+  }
   return { keyPrefix: row.prefix, userId: row.user_id, email: row.email, role: row.role, teamId: row.team_id, plan: row.plan };
 }
 

@@ -196,6 +196,8 @@ export const MIGRATIONS: readonly Migration[] = [
         fetched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
         PRIMARY KEY (library_id, name)
       );
+      -- A removed user keeps its row (libraries it owns, keys for the audit trail); its keys stop working.
+      ALTER TABLE users ADD COLUMN removed_at TEXT;
     `,
   },
 ];

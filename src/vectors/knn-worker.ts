@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { LdsError } from "../errors.js";
 import type { VectorMatch } from "./vector-index.js";
 
 /** Under the test runner this file runs from src/*.ts; the thread needs the built JavaScript in dist/. */
@@ -12,13 +13,16 @@ export interface VectorSearch {
 /**
  * Nearest-neighbour queries in a worker thread. The scan of a large partition is the longest step of a search
  * (100,000 vectors: ~35 ms); in a thread of its own it runs while the main thread does the BM25 query, and
- * other requests are not held up behind it. The server's only user; a dead worker is replaced at the next query.
+ * other requests are not held up behind it. The server's only user; a dead worker is replaced at the next query,
+ * and one that does not answer within `timeoutMs` is terminated (and replaced) with a 504 timeout for the request.
  */
-export function createVectorSearchWorker(file: string): VectorSearch {
+export function createVectorSearchWorker(file: string, timeoutMs = 10_000): VectorSearch {
   let worker: Worker | undefined;
   let nextId = 0;
   const pending = new Map<number, { resolve: (m: VectorMatch[]) => void; reject: (e: Error) => void }>();
-  const failAll = (err: Error) => {
+  /** Fail every pending query of the current worker and forget it; events of a worker already replaced are ignored. */
+  const failAll = (from: Worker | undefined, err: Error) => {
+    if (from !== worker) return;
     for (const p of pending.values()) p.reject(err);
     pending.clear();
     worker = undefined;
@@ -31,8 +35,8 @@ export function createVectorSearchWorker(file: string): VectorSearch {
       if (error !== undefined) p?.reject(new Error(`vector search failed: ${error}`));
       else p?.resolve(matches!);
     });
-    w.on("error", failAll);
-    w.on("exit", (code) => failAll(new Error(`the vector search worker exited with code ${code}`)));
+    w.on("error", (err) => failAll(w, err));
+    w.on("exit", (code) => failAll(w, new Error(`the vector search worker exited with code ${code}`)));
     return w;
   };
   return {
@@ -41,7 +45,16 @@ export function createVectorSearchWorker(file: string): VectorSearch {
       const id = nextId++;
       const copy = new Float32Array(vector);
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        const timer = setTimeout(() => {
+          const stuck = worker;
+          failAll(stuck, new LdsError("timeout", `The search took longer than ${timeoutMs} ms and was stopped.`, { hint: "Try again; if it keeps happening, the server log and LDS_SEARCH_TIMEOUT_MS are where to look." }));
+          void stuck?.terminate();
+        }, timeoutMs);
+        const settle = <T>(done: (value: T) => void) => (value: T) => {
+          clearTimeout(timer);
+          done(value);
+        };
+        pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
         worker!.postMessage({ id, vector: copy, k, partition }, [copy.buffer]);
       });
     },
