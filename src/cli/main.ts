@@ -142,6 +142,11 @@ function commands(cli: Argv, entry: Entry): Argv {
         )
         .demandCommand(1, "Name a source: lds ingest git URL."),
     )
+    .command("libraries", "List the indexed libraries", (y) =>
+      y
+        .command("list", "Every library: processing state (and why it failed), snippets, versions", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/libraries.js")))
+        .demandCommand(1, "Name a subcommand: lds libraries list."),
+    )
     .command(
       "search <name> [query]",
       "Find libraries by name, ranked by name match, then by how well their content answers QUERY",

@@ -176,5 +176,11 @@ describe("lds-restore", () => {
     expect(context.exitCode, context.stderr).toBe(0);
     expect(context.stdout).toContain("### Create a widget");
     expect(context.stdout).toContain("new Widget({ size: 3 })");
+    const listed = JSON.parse((await runCli("lds", ["libraries", "list", "--json", "--data-dir", dataDir])).stdout) as { libraries: Array<Record<string, unknown>> };
+    expect(listed.libraries.map((l) => [l.id, l.totalSnippets, l.versions])).toEqual([
+      ["/acme/gadgets", 1, []],
+      ["/acme/widgets", 2, []],
+    ]);
+    expect(listed.libraries[1]).toMatchObject({ processing: "finalized", state: "finalized", reason: null });
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { fixtureDocs } from "../helpers/doc-fixtures.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
-import { eventually, startServer, type TestServer } from "../helpers/server.js";
+import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDirForFile } from "../helpers/temp.js";
 
 const TOKEN = "ghp_search-tests-token";
@@ -25,15 +25,8 @@ async function cli(...args: string[]) {
 
 /** GET with the pro team's key, another key, or none (null). */
 async function get(route: string, key: string | null = keys.pro) {
-  const response = await fetch(server.url + route, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, type: response.headers.get("content-type") ?? "", json, text };
+  const r = await client(server.url).get(route, key ? { authorization: `Bearer ${key}` } : {});
+  return { ...r, type: r.headers.get("content-type") ?? "" };
 }
 
 function state(id: string): string | undefined {

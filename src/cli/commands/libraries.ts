@@ -1,0 +1,21 @@
+import { LIBRARY_COLUMNS, summarise, type LibraryRow } from "../../search/library-summary.js";
+import { withVolume } from "../with-volume.js";
+
+/** `lds libraries list`: every library with its processing state (and why it failed), snippets and versions. */
+export async function run(argv: { dataDir?: string; json: boolean }): Promise<number> {
+  return withVolume(argv.dataDir, ({ db }) => {
+    const rows = db.prepare(`SELECT ${LIBRARY_COLUMNS}, state_reason, source, private FROM libraries ORDER BY id`).all() as Array<LibraryRow & { state_reason: string | null; source: string }>;
+    const libraries = rows.map((row) => ({ ...summarise(db, row), processing: row.state, reason: row.state_reason, source: row.source, private: Boolean(row.private) }));
+    if (argv.json) {
+      process.stdout.write(JSON.stringify({ libraries }, null, 2) + "\n");
+      return 0;
+    }
+    if (libraries.length === 0) process.stdout.write("No libraries yet: submit one with POST /v2/add/repo/hostb or `lds ingest git URL`.\n");
+    for (const lib of libraries) {
+      const versions = lib.versions.length ? `, versions ${lib.versions.join(" ")}` : "";
+      process.stdout.write(`${lib.id}  ${lib.processing}  ${lib.totalSnippets} snippets${versions}${lib.private ? "  (private)" : ""}\n`);
+      if (lib.reason) process.stdout.write(`    ${lib.reason}\n`);
+    }
+    return 0;
+  });
+}
