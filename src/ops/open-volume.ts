@@ -36,8 +36,11 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
     const key = loadOrCreateKey(volume.key, countSecrets(db) > 0);
     checkKeyBelongs(db, key, volume);
     vectors = openVectorIndex(volume.vectors, embedder);
-    // A volume without snippets has nothing to rebuild: its (new or recreated) vector table is complete as it is.
-    if (vectors.stale && !db.prepare("SELECT 1 FROM snippets LIMIT 1").get()) vectors.markComplete();
+    // Without snippets there is nothing to embed: a new (or outdated but useless) vector table is made current now.
+    if (vectors.stale && !db.prepare("SELECT 1 FROM snippets LIMIT 1").get()) {
+      vectors.recreate();
+      vectors.markComplete();
+    }
     const opened = vectors;
     return {
       volume,

@@ -6,12 +6,14 @@ const BATCH = 1000;
 
 /**
  * Refill a stale vector index from the snippets in lds.db (vectors are derived data): after an upgrade that
- * changed the embedder or the index layout, or a restore of an archive made by an older version. Resumable in
- * effect: an interrupted rebuild leaves the index stale, and the next start simply runs it again.
+ * changed the embedder or the index layout, or a restore of an archive made by an older version. An interrupted
+ * rebuild leaves the index stale, and the next start simply runs it again.
  */
 export async function rebuildVectors(volume: OpenVolume, onProgress?: (done: number, total: number) => void): Promise<number> {
   const { db, vectors, embedder } = volume;
   if (!vectors.stale) return 0;
+  // Always from an empty table: an interrupted rebuild, or a table of another layout or embedder, starts over.
+  vectors.recreate();
   const total = db.prepare("SELECT count(*) FROM snippets").pluck().get() as number;
   const page = db.prepare("SELECT id, library_id, version, title, description, content FROM snippets WHERE id > ? ORDER BY id LIMIT ?");
   let last = 0;

@@ -28,6 +28,8 @@ export interface VectorIndex {
   /** The k nearest snippets of one partition (one library version): a search never scans other libraries. */
   nearest(vector: Float32Array, k: number, partition: string): VectorMatch[];
   count(): number;
+  /** Drop whatever table is there and create an empty one of this layout and embedder (the start of a rebuild). */
+  recreate(): void;
   /** Record that every snippet has its vector again. */
   markComplete(): void;
   close(): void;
@@ -48,8 +50,10 @@ export function loadVectorExtension(db: Database.Database): void {
 
 /**
  * Open vectors.db: one vec0 table keyed by snippet id and partitioned by library version. The layout, the
- * embedder and whether the table is complete are recorded in vector_meta; when any differs the table is recreated
- * empty and the index reports itself stale, because vectors are derived data and can always be rebuilt.
+ * embedder and whether the table is complete are recorded in vector_meta; when any differs the index reports
+ * itself stale and is left as it is: only a rebuild (rebuildVectors) recreates it, so that merely opening a volume
+ * (`lds keys create` during an upgrade, a cron backup) never drops an index another process may still be using.
+ * A brand-new file gets its table at once.
  */
 export function openVectorIndex(file: string, embedder: { id: string; dimensions: number }): VectorIndex {
   let db: Database.Database;
@@ -65,16 +69,26 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
   // Every search scans its partition's vectors: read them mapped rather than copied through the page cache.
   db.pragma(`mmap_size = ${MMAP_BYTES}`);
   db.exec("CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  const meta = new Map(db.prepare("SELECT key, value FROM vector_meta").all().map((r) => [(r as { key: string }).key, (r as { value: string }).value]));
+  const readMeta = () => new Map(db.prepare("SELECT key, value FROM vector_meta").all().map((r) => [(r as { key: string }).key, (r as { value: string }).value]));
+  let meta = readMeta();
+  if (meta.size === 0) {
+    recreate(db, embedder);
+    meta = readMeta();
+  }
   const current = meta.get("layout") === LAYOUT && meta.get("embedder") === embedder.id && Number(meta.get("dimensions")) === embedder.dimensions;
-  const stale = !current || meta.get("complete") !== "1";
-  if (!current) recreate(db, embedder);
+  let isStale = !current || meta.get("complete") !== "1";
 
-  const insert = db.prepare("INSERT INTO vec_snippets (snippet_id, partition, embedding) VALUES (?, ?, ?)");
-  const del = db.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?");
-  const knn = db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?");
+  // Prepared on first use: against a table of an older layout they would not compile (no partition column).
+  const statements = () => {
+    cached ??= {
+      insert: db.prepare("INSERT INTO vec_snippets (snippet_id, partition, embedding) VALUES (?, ?, ?)"),
+      del: db.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?"),
+      knn: db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?"),
+    };
+    return cached;
+  };
+  let cached: { insert: Database.Statement; del: Database.Statement; knn: Database.Statement } | undefined;
   const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  let isStale = stale;
 
   return {
     db,
@@ -83,6 +97,7 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
       return isStale;
     },
     upsert: db.transaction((items: VectorItem[]) => {
+      const { del, insert } = statements();
       // vec0 has no UPSERT: delete then insert, inside one transaction.
       for (const { snippetId, partition, vector } of items) {
         del.run(BigInt(snippetId));
@@ -90,16 +105,22 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
       }
     }),
     remove: db.transaction((ids: number[]) => {
+      const { del } = statements();
       for (const id of ids) del.run(BigInt(id));
     }),
     nearest(vector, k, partition) {
-      return (knn.all(asBlob(vector), k, partition) as Array<{ snippet_id: number; distance: number }>).map((row) => ({
+      return (statements().knn.all(asBlob(vector), k, partition) as Array<{ snippet_id: number; distance: number }>).map((row) => ({
         snippetId: Number(row.snippet_id),
         distance: row.distance,
       }));
     },
     count() {
       return db.prepare("SELECT count(*) FROM vec_snippets").pluck().get() as number;
+    },
+    recreate() {
+      cached = undefined;
+      recreate(db, embedder);
+      isStale = true;
     },
     markComplete() {
       db.prepare("INSERT OR REPLACE INTO vector_meta (key, value) VALUES ('complete', '1')").run();

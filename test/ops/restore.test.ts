@@ -143,6 +143,13 @@ describe("lds-restore", () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain("migrated at the next `lds serve`");
     expect(result.stdout).toContain("/acme/gadgets");
+    // An administrative command on the restored volume leaves its old vector index as it is (only a rebuild changes it).
+    expect((await runCli("lds", ["teams", "list", "--data-dir", dataDir])).exitCode).toBe(0);
+    const before = new Database(path.join(dataDir, "vectors.db"), { readonly: true });
+    loadVectorExtension(before);
+    expect(before.prepare("SELECT value FROM vector_meta WHERE key = 'layout'").pluck().get()).toBeUndefined();
+    expect(before.prepare("SELECT count(*) FROM vec_snippets").pluck().get()).toBe(3);
+    before.close();
 
     const server = spawnCli("lds", ["serve", "--data-dir", dataDir, "--port", "0"]);
     const url = await new Promise<string>((resolve) => {

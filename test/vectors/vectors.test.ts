@@ -54,7 +54,7 @@ describe("the hashing embedder and the vector index", () => {
     reopened.close();
   });
 
-  it("recreates the table empty and reports it stale for another embedder or the older layout", async () => {
+  it("reports itself stale for another embedder or the older layout, and is only recreated by a rebuild", async () => {
     const file = path.join(tempDir(), "vectors.db");
     const first = openVectorIndex(file, createHashingEmbedder(64));
     first.upsert([{ snippetId: 1, partition: "/a/b", vector: (await createHashingEmbedder(64).embed(["x"]))[0]! }]);
@@ -62,7 +62,12 @@ describe("the hashing embedder and the vector index", () => {
     first.close();
     const other = openVectorIndex(file, createHashingEmbedder(128));
     expect(other.stale).toBe(true);
+    // Opening changed nothing (another process may still use these vectors) …
+    expect(other.count()).toBe(1);
+    // … the rebuild starts from an empty table of the new kind.
+    other.recreate();
     expect(other.count()).toBe(0);
+    expect(other.stale).toBe(true);
     other.close();
 
     // Layout 1 (LDS 0.1/0.2): no partition key, only the dimensions recorded.
@@ -74,7 +79,7 @@ describe("the hashing embedder and the vector index", () => {
     db.close();
     const upgraded = openVectorIndex(old, createHashingEmbedder(64));
     expect(upgraded.stale).toBe(true);
-    expect(upgraded.count()).toBe(0);
+    upgraded.recreate();
     upgraded.upsert([{ snippetId: 5, partition: "/a/b", vector: new Float32Array(64).fill(0.125) }]);
     expect(upgraded.count()).toBe(1);
     upgraded.close();
