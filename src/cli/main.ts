@@ -134,6 +134,7 @@ function commands(cli: Argv, entry: Entry): Argv {
               .option("data-dir", dataDirOption)
               .option("branch", { type: "string", describe: "Branch (default: the repository's default branch)" })
               .option("tag", { type: "string", describe: "Index this tag (or branch) as a pinned version: /owner/repo/<tag>" })
+              .option("version-name", { type: "string", describe: "With --tag: the name clients pin, when the tag's is not usable (release/1.2)" })
               .option("generate-docs", { type: "boolean", default: false, describe: "Also index documented exports of the source code" })
               .option("skip-version-filtering", { type: "boolean", default: false, describe: "Keep versioned_docs/, docs/v1/, …" })
               .option("allow-http-host", { type: "array", string: true, default: [], describe: "Internal host[:port] allowed over http" })

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { describeFailure } from "../errors.js";
+import { describeFailure, LdsError } from "../errors.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { parseDocuments } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
@@ -93,6 +93,10 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
 async function ingestVersion(options: IngestGitOptions, libraryId: string, url: URL): Promise<IngestResult> {
   const { db } = options.volume;
   const version = options.version!;
+  // Clients pin it as /owner/repo/<version> or /owner/repo@<version>: it must be writable in both.
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(version)) {
+    throw new LdsError("validation_error", `"${version.slice(0, 100)}" cannot be a version name: use letters, digits, ".", "_" and "-" (e.g. v1.2.0).`);
+  }
   const ref = options.branch ?? version;
   const known = db.prepare("SELECT commit_sha FROM library_versions WHERE library_id = ? AND name = ?").pluck().get(libraryId, version) as string | undefined;
   const head = await remoteHead({ url, branch: ref, token: options.token, signal: options.signal });

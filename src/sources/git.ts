@@ -40,7 +40,8 @@ export async function fetchRepository(options: FetchOptions): Promise<{ branch: 
 export async function remoteHead(options: Omit<FetchOptions, "dir" | "maxBytes">): Promise<string> {
   const name = options.branch;
   const refs = name ? [`refs/heads/${name}`, `refs/tags/${name}^{}`, `refs/tags/${name}`] : ["HEAD"];
-  const out = await git(["ls-remote", "--", options.url.href, ...refs.filter((r) => !r.endsWith("^{}"))], options);
+  // The peeled line of an annotated tag (refs/tags/x^{}: the commit) is only listed when asked for by name.
+  const out = await git(["ls-remote", "--", options.url.href, ...refs], options);
   const lines = out.split("\n").map((line) => line.split("\t"));
   const commit = refs.map((ref) => lines.find((l) => l[1] === ref)?.[0]).find(Boolean);
   if (!commit) {

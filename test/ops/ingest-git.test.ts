@@ -134,3 +134,36 @@ describe("git repositories", () => {
     expect(refused.stderr).toMatch(/^Error: Repository URL refused: the URL holds credentials/);
   });
 });
+
+describe("pinned versions", () => {
+  it("indexes a tag (annotated or lightweight) apart from the current content, and skips it when unchanged", async () => {
+    const repo = await git.createRepo("public", "acme", "versioned", DOCS);
+    await repo.tag("v1.0");
+    await repo.tag("v1.0-light", false);
+    await repo.commit({ "docs/new.md": "# New in 2\n\nA page that only the current content has, added after the tags.\n\n```js\nnewThing()\n```\n" });
+    const volume = openVolume(tempDir());
+    try {
+      const base = { volume, repositoryUrl: repo.url, ...policy() };
+      await ingestGitRepository(base);
+      const pinned = await ingestGitRepository({ ...base, branch: "v1.0", version: "v1.0" });
+      expect(pinned).toMatchObject({ libraryId: "/acme/versioned", unchanged: false });
+      expect((await ingestGitRepository({ ...base, branch: "v1.0-light", version: "v1.0-light" })).commit).toBe(pinned.commit);
+      const count = (version: string) => volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/versioned' AND version = ?").pluck().get(version);
+      const paths = (version: string) => volume.db.prepare("SELECT DISTINCT source_path FROM snippets WHERE version = ?").pluck().all(version) as string[];
+      expect(paths("").some((p) => p.startsWith("docs/new.md"))).toBe(true);
+      expect(paths("v1.0").some((p) => p.startsWith("docs/new.md"))).toBe(false);
+      expect(count("v1.0")).toBe(count("v1.0-light"));
+      expect(volume.db.prepare("SELECT name, ref FROM library_versions ORDER BY name").all()).toEqual([
+        { name: "v1.0", ref: "v1.0" },
+        { name: "v1.0-light", ref: "v1.0-light" },
+      ]);
+      // The current content and its state are not touched by a version.
+      expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/versioned'").pluck().get()).toBe("finalized");
+      expect((await ingestGitRepository({ ...base, branch: "v1.0", version: "v1.0" })).unchanged).toBe(true);
+      expect(await code(ingestGitRepository({ ...base, branch: "v9", version: "v9" }))).toBe("repository_not_found");
+      expect(await code(ingestGitRepository({ ...base, branch: "v1.0", version: "../x" }))).toBe("validation_error");
+    } finally {
+      volume.close();
+    }
+  });
+});

@@ -7,6 +7,7 @@ interface IngestArgs {
   dataDir?: string;
   branch?: string;
   tag?: string;
+  versionName?: string;
   generateDocs: boolean;
   skipVersionFiltering: boolean;
   allowHttpHost: string[];
@@ -23,7 +24,7 @@ export async function run(argv: IngestArgs): Promise<number> {
           volume,
           repositoryUrl: argv.url,
           branch: argv.tag ?? argv.branch,
-          version: argv.tag,
+          version: argv.tag === undefined ? undefined : (argv.versionName ?? argv.tag),
           // Never a flag: command lines show in `ps` and shell history.
           token: process.env.LDS_GIT_TOKEN || undefined,
           skipVersionFiltering: argv.skipVersionFiltering,
@@ -31,7 +32,7 @@ export async function run(argv: IngestArgs): Promise<number> {
           allowHttpHosts: argv.allowHttpHost,
           signal: interrupt.signal,
         });
-        const name = `${result.libraryId}${argv.tag ? `/${argv.tag}` : ""}`;
+        const name = `${result.libraryId}${argv.tag ? `/${argv.versionName ?? argv.tag}` : ""}`;
         if (argv.json) process.stdout.write(JSON.stringify(result) + "\n");
         else if (result.unchanged) process.stdout.write(`${name}: ${result.branch} is still at ${result.commit.slice(0, 12)}; nothing to do.\n`);
         else process.stdout.write(`${name}: indexed ${result.snippets} snippets from ${result.branch} at ${result.commit.slice(0, 12)}.\n`);
