@@ -24,8 +24,6 @@ export interface InfoSnippetAnswer {
 }
 
 export interface ContextAnswer {
-  /** The library and version answered, as the client may pin it next time. */
-  selectedLibrary: string;
   codeSnippets: CodeSnippetAnswer[];
   infoSnippets: InfoSnippetAnswer[];
   /** Snippets in rank order, as they were chosen (for the text rendering, which interleaves both kinds). */
@@ -61,7 +59,7 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
 
   const load = db.prepare("SELECT id, kind, title, description, language, content, source_path FROM snippets WHERE id = ? AND library_id = ? AND version = ?");
   const seen = new Set<string>();
-  const answer: ContextAnswer = { selectedLibrary: ref.version ? `${ref.libraryId}/${ref.version}` : ref.libraryId, codeSnippets: [], infoSnippets: [], ordered: [] };
+  const answer: ContextAnswer = { codeSnippets: [], infoSnippets: [], ordered: [] };
   let left = request.tokens;
   for (const id of ids) {
     const row = load.get(id, ref.libraryId, ref.version) as SnippetRow | undefined;

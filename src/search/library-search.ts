@@ -22,10 +22,10 @@ export function searchLibraries(db: Database.Database, access: LibraryAccess, se
   const wanted = normalise(search.libraryName);
   const words = search.libraryName.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const rows = db.prepare(`SELECT ${LIBRARY_COLUMNS} FROM libraries`).all() as LibraryRow[];
+  // Names first (cheap, in memory), access only for the matches (it may query the team's allow-list).
   const matched = rows
-    .filter((row) => access.canSee(row) && access.mayUse(row.id))
     .map((row) => ({ row, name: nameScore(row, wanted, words) }))
-    .filter((m) => m.name > 0);
+    .filter((m) => m.name > 0 && access.canSee(m.row) && access.mayUse(m.row.id));
   if (matched.length === 0) {
     throw new LdsError("no_libraries_found", `No library matches "${search.libraryName.slice(0, 100)}".`, {
       hint: "Try a shorter or different name; a repository must be submitted (POST /v2/add/repo/hostb) before it can be found.",
