@@ -16,6 +16,9 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   for (let i = 0; i < snippets.length; i += EMBED_BATCH) {
     const batch = snippets.slice(i, i + EMBED_BATCH);
     embedded.push(...(await embedder.embed(batch.map(embeddingText))));
+    // Let the server answer requests between batches: a local embedder resolves at once, and awaiting a resolved
+    // promise does not give the event loop a turn (100,000 snippets would otherwise stall it for seconds).
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const oldIds = db.prepare("SELECT id FROM snippets WHERE library_id = ? AND version = ? ORDER BY id").pluck().all(libraryId, version) as number[];
   const insert = db.prepare(
