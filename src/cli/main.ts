@@ -1,5 +1,6 @@
 import yargs, { type Argv } from "yargs";
 import { errorTable, EXIT, LdsError } from "../errors.js";
+import { CONTEXT_TOKENS } from "../search/context-budget.js";
 import { APP_VERSION } from "../version.js";
 import { reportError } from "./report-error.js";
 
@@ -161,7 +162,7 @@ function commands(cli: Argv, entry: Entry): Argv {
         y
           .positional("id", { type: "string", demandOption: true })
           .positional("query", { type: "string", demandOption: true })
-          .option("tokens", { type: "number", default: 5000, describe: "Token budget of the answer" })
+          .option("tokens", { type: "number", default: CONTEXT_TOKENS.default, describe: "Token budget of the answer" })
           .option("data-dir", dataDirOption)
           .option("json", json),
       lazy(() => import("./commands/context.js")),

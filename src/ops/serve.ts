@@ -56,7 +56,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
     opened = openVolume(volume.root);
     await rebuildStaleVectors(opened, logger);
-    opened.vectorSearch = createVectorSearchWorker(volume.vectors, Number(env.LDS_SEARCH_TIMEOUT_MS) || 10_000);
+    opened.vectorSearch = createVectorSearchWorker(volume.vectors, Number(env.LDS_SEARCH_TIMEOUT_MS) || undefined);
     await bootstrapAdmin(opened, env, logger);
     const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
     const gitPolicy = {

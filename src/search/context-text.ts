@@ -7,7 +7,7 @@ const SEPARATOR = "\n\n----------------------------------------\n\n";
  * terminal. Code: title, source, description, fenced code. Info: breadcrumb, source, prose.
  */
 export function contextAsText(answer: ContextAnswer): string {
-  return answer.ordered.map((item) => ("codeList" in item ? codeBlock(item) : infoBlock(item))).join(SEPARATOR) + (answer.ordered.length ? "\n" : "");
+  return answer.snippets.map((item) => ("codeList" in item ? codeBlock(item) : infoBlock(item))).join(SEPARATOR) + (answer.snippets.length ? "\n" : "");
 }
 
 function codeBlock(item: CodeSnippetAnswer): string {

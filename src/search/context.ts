@@ -24,10 +24,16 @@ export interface InfoSnippetAnswer {
 }
 
 export interface ContextAnswer {
-  codeSnippets: CodeSnippetAnswer[];
-  infoSnippets: InfoSnippetAnswer[];
-  /** Snippets in rank order, as they were chosen (for the text rendering, which interleaves both kinds). */
-  ordered: Array<CodeSnippetAnswer | InfoSnippetAnswer>;
+  /** Both kinds in rank order, as they were chosen (the text rendering interleaves them; JSON splits them). */
+  snippets: Array<CodeSnippetAnswer | InfoSnippetAnswer>;
+}
+
+/** The `type=json` shape: code and info snippets apart, each kind in rank order. */
+export function contextAsJson(answer: ContextAnswer): { codeSnippets: CodeSnippetAnswer[]; infoSnippets: InfoSnippetAnswer[] } {
+  return {
+    codeSnippets: answer.snippets.filter((s): s is CodeSnippetAnswer => "codeList" in s),
+    infoSnippets: answer.snippets.filter((s): s is InfoSnippetAnswer => !("codeList" in s)),
+  };
 }
 
 export interface ContextRequest {
@@ -59,7 +65,7 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
 
   const load = db.prepare("SELECT id, kind, title, description, language, content, source_path FROM snippets WHERE id = ? AND library_id = ? AND version = ?");
   const seen = new Set<string>();
-  const answer: ContextAnswer = { codeSnippets: [], infoSnippets: [], ordered: [] };
+  const answer: ContextAnswer = { snippets: [] };
   let left = request.tokens;
   for (const id of ids) {
     const row = load.get(id, ref.libraryId, ref.version) as SnippetRow | undefined;
@@ -70,10 +76,7 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
     const cost = estimateTokens(`${row.title}\n${row.description}\n${row.content}\n${row.source_path ?? ""}`);
     if (cost > left) continue;
     left -= cost;
-    const item = row.kind === "code" ? codeAnswer(row, cost) : infoAnswer(row, cost);
-    if (row.kind === "code") answer.codeSnippets.push(item as CodeSnippetAnswer);
-    else answer.infoSnippets.push(item as InfoSnippetAnswer);
-    answer.ordered.push(item);
+    answer.snippets.push(row.kind === "code" ? codeAnswer(row, cost) : infoAnswer(row, cost));
   }
   return answer;
 }

@@ -4,13 +4,12 @@ import { APP_VERSION } from "../version.js";
 import { isLdsError } from "../errors.js";
 import type { OpenVolume } from "../ops/open-volume.js";
 import { buildContext } from "./context.js";
+import { CONTEXT_TOKENS } from "./context-budget.js";
 import { contextAsText } from "./context-text.js";
 import type { LibraryAccess } from "./library-access.js";
 import { parseLibraryRef } from "./library-ref.js";
 import { searchLibraries } from "./library-search.js";
 import type { LibrarySummary } from "./library-summary.js";
-
-const DEFAULT_TOKENS = 5000;
 
 /**
  * An MCP server with the two tools documentation agents expect, named as the hosted service names them so that
@@ -48,14 +47,15 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpS
       inputSchema: {
         libraryId: z.string().min(1).max(512).describe("Library id from resolve-library-id, e.g. /vercel/next.js"),
         query: z.string().min(1).max(2000).describe("The question or task"),
-        tokens: z.number().int().min(100).max(100000).optional().describe(`Token budget of the answer (default ${DEFAULT_TOKENS})`),
+        tokens: z.number().int().min(CONTEXT_TOKENS.min).max(CONTEXT_TOKENS.max).optional().describe(`Token budget of the answer (default ${CONTEXT_TOKENS.default})`),
       },
       annotations: { readOnlyHint: true },
     },
     async ({ libraryId, query, tokens }) =>
       answer(async () => {
-        const context = await buildContext(volume, access, { ref: parseLibraryRef(libraryId), query, tokens: tokens ?? DEFAULT_TOKENS });
-        return contextAsText(context) || `No snippet of ${libraryId} fits a budget of ${tokens ?? DEFAULT_TOKENS} tokens; ask with a larger budget.`;
+        const budget = tokens ?? CONTEXT_TOKENS.default;
+        const context = await buildContext(volume, access, { ref: parseLibraryRef(libraryId), query, tokens: budget });
+        return contextAsText(context) || `No snippet of ${libraryId} fits a budget of ${budget} tokens; ask with a larger budget.`;
       }),
   );
   return server;

@@ -1,14 +1,9 @@
 import { Worker } from "node:worker_threads";
 import { LdsError, type ErrorCode } from "../errors.js";
+import { builtModule } from "./built-module.js";
 import { HEAVY_TASKS, type HeavyTask } from "./heavy-tasks.js";
 
-/**
- * A worker thread needs plain JavaScript: under the test runner this file runs from src/*.ts, so the thread loads
- * the built copy in dist/ (npm test builds first).
- */
-const WORKER_ENTRY = import.meta.url.endsWith(".ts")
-  ? new URL("../../dist/util/worker-entry.js", import.meta.url)
-  : new URL("./worker-entry.js", import.meta.url);
+const WORKER_ENTRY = builtModule(import.meta.url, "./worker-entry.js");
 
 let offThread = false;
 

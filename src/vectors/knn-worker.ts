@@ -1,9 +1,9 @@
 import { Worker } from "node:worker_threads";
 import { LdsError } from "../errors.js";
+import { builtModule } from "../util/built-module.js";
 import type { VectorMatch } from "./vector-index.js";
 
-/** Under the test runner this file runs from src/*.ts; the thread needs the built JavaScript in dist/. */
-const ENTRY = import.meta.url.endsWith(".ts") ? new URL("../../dist/vectors/knn-worker-entry.js", import.meta.url) : new URL("./knn-worker-entry.js", import.meta.url);
+const ENTRY = builtModule(import.meta.url, "./knn-worker-entry.js");
 
 export interface VectorSearch {
   nearest(vector: Float32Array, k: number, partition: string): Promise<VectorMatch[]>;
@@ -16,7 +16,10 @@ export interface VectorSearch {
  * other requests are not held up behind it. The server's only user; a dead worker is replaced at the next query,
  * and one that does not answer within `timeoutMs` is terminated (and replaced) with a 504 timeout for the request.
  */
-export function createVectorSearchWorker(file: string, timeoutMs = 10_000): VectorSearch {
+/** @default 10 s: far beyond any healthy search (tens of milliseconds), short enough for a client to see an answer. */
+export const SEARCH_TIMEOUT_MS = 10_000;
+
+export function createVectorSearchWorker(file: string, timeoutMs = SEARCH_TIMEOUT_MS): VectorSearch {
   let worker: Worker | undefined;
   let nextId = 0;
   const pending = new Map<number, { resolve: (m: VectorMatch[]) => void; reject: (e: Error) => void }>();

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { OpenVolume } from "../../ops/open-volume.js";
-import { buildContext } from "../../search/context.js";
+import { buildContext, contextAsJson } from "../../search/context.js";
+import { CONTEXT_TOKENS } from "../../search/context-budget.js";
 import { contextAsText } from "../../search/context-text.js";
 import { callerAccess } from "../../search/library-access.js";
 import { parseLibraryRef } from "../../search/library-ref.js";
 import { searchLibraries } from "../../search/library-search.js";
-
-export const DEFAULT_CONTEXT_TOKENS = 5000;
 
 /** Library search and context retrieval, in the shapes of the hosted services' public API (docs/api.md). */
 export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
@@ -41,7 +40,7 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
             libraryId: { type: "string", minLength: 1, maxLength: 512 },
             query: { type: "string", minLength: 1, maxLength: 2000 },
             type: { type: "string", enum: ["json", "txt"], default: "json" },
-            tokens: { type: "integer", minimum: 100, maximum: 100000, default: DEFAULT_CONTEXT_TOKENS },
+            tokens: { type: "integer", minimum: CONTEXT_TOKENS.min, maximum: CONTEXT_TOKENS.max, default: CONTEXT_TOKENS.default },
           },
         },
       },
@@ -50,7 +49,7 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
       const { libraryId, query, type, tokens } = request.query;
       const answer = await buildContext(volume, callerAccess(volume.db, request.caller!), { ref: parseLibraryRef(libraryId), query, tokens });
       if (type === "txt") return reply.type("text/plain; charset=utf-8").send(contextAsText(answer));
-      return { codeSnippets: answer.codeSnippets, infoSnippets: answer.infoSnippets };
+      return contextAsJson(answer);
     },
   );
 };
