@@ -56,25 +56,15 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
   const branches = JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string) as BranchRecord[];
   const setState = (state: LibraryState, reason: string | null = null) => setLibraryState(db, libraryId, state, reason);
 
-  const work = path.join(options.volume.volume.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
   try {
     const head = await remoteHead({ url, branch: options.branch, token: options.token, signal: options.signal });
     const known = branches.find((b) => (options.branch ? b.name === options.branch : b === branches[0]));
     if (known && known.commit === head) {
       // The index is intact at this commit: whatever a re-submission set the state to, it is finished.
       setState("finalized");
-      return { libraryId, branch: known.name, commit: head, snippets: db.prepare("SELECT count(*) FROM snippets WHERE library_id = ?").pluck().get(libraryId) as number, unchanged: true };
+      return { libraryId, branch: known.name, commit: head, snippets: countSnippets(options.volume, libraryId, ""), unchanged: true };
     }
-    setState("fetching");
-    fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
-    const fetched = await fetchRepository({ url, branch: options.branch, token: options.token, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
-    setState("parsing");
-    const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
-    if (options.generateDocs) snippets.push(...collectSourceSnippets(work));
-    // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
-    if (snippets.length === 0) throw noSnippetsFound(libraryId);
-    setState("embedding");
-    const count = await replaceLibrarySnippets(options.volume, libraryId, snippets);
+    const { fetched, count } = await fetchAndIndex(options, libraryId, url, options.branch, "", setState);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
     const updated = [record, ...branches.filter((b) => b.name !== fetched.branch)];
     db.prepare("UPDATE libraries SET branches = ? WHERE id = ?").run(JSON.stringify(updated), libraryId);
@@ -83,11 +73,8 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
   } catch (err) {
     setState("failed", describeFailure(err));
     throw err;
-  } finally {
-    fs.rmSync(work, { recursive: true, force: true });
   }
 }
-
 
 /** A pinned version: fetched and indexed like the current content, recorded in library_versions. */
 async function ingestVersion(options: IngestGitOptions, libraryId: string, url: URL): Promise<IngestResult> {
@@ -100,25 +87,45 @@ async function ingestVersion(options: IngestGitOptions, libraryId: string, url: 
   const ref = options.branch ?? version;
   const known = db.prepare("SELECT commit_sha FROM library_versions WHERE library_id = ? AND name = ?").pluck().get(libraryId, version) as string | undefined;
   const head = await remoteHead({ url, branch: ref, token: options.token, signal: options.signal });
-  if (known === head) {
-    const snippets = db.prepare("SELECT count(*) FROM snippets WHERE library_id = ? AND version = ?").pluck().get(libraryId, version) as number;
-    return { libraryId, branch: ref, commit: head, snippets, unchanged: true };
-  }
+  if (known === head) return { libraryId, branch: ref, commit: head, snippets: countSnippets(options.volume, libraryId, version), unchanged: true };
+  const { fetched, count } = await fetchAndIndex(options, libraryId, url, ref, version);
+  db.prepare(
+    `INSERT INTO library_versions (library_id, name, ref, commit_sha) VALUES (?, ?, ?, ?)
+     ON CONFLICT(library_id, name) DO UPDATE SET ref = excluded.ref, commit_sha = excluded.commit_sha,
+       fetched_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')`,
+  ).run(libraryId, version, ref, fetched.commit);
+  return { libraryId, branch: ref, commit: fetched.commit, snippets: count, unchanged: false };
+}
+
+/**
+ * Clone `ref` (a branch or tag; the default branch when absent) into a work folder on the data volume, parse it
+ * into snippets and swap them in as `version` ("" = the current content). The folder is removed in every case.
+ */
+async function fetchAndIndex(
+  options: IngestGitOptions,
+  libraryId: string,
+  url: URL,
+  ref: string | undefined,
+  version: string,
+  onState: (state: LibraryState) => void = () => {},
+): Promise<{ fetched: { branch: string; commit: string }; count: number }> {
   const work = path.join(options.volume.volume.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
   try {
+    onState("fetching");
     fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
     const fetched = await fetchRepository({ url, branch: ref, token: options.token, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
+    onState("parsing");
     const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
     if (options.generateDocs) snippets.push(...collectSourceSnippets(work));
-    if (snippets.length === 0) throw noSnippetsFound(`${libraryId}/${version}`);
-    const count = await replaceLibrarySnippets(options.volume, libraryId, snippets, version);
-    db.prepare(
-      `INSERT INTO library_versions (library_id, name, ref, commit_sha) VALUES (?, ?, ?, ?)
-       ON CONFLICT(library_id, name) DO UPDATE SET ref = excluded.ref, commit_sha = excluded.commit_sha,
-         fetched_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')`,
-    ).run(libraryId, version, ref, fetched.commit);
-    return { libraryId, branch: ref, commit: fetched.commit, snippets: count, unchanged: false };
+    // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
+    if (snippets.length === 0) throw noSnippetsFound(version ? `${libraryId}/${version}` : libraryId);
+    onState("embedding");
+    return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets, version) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+function countSnippets(volume: OpenVolume, libraryId: string, version: string): number {
+  return volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = ? AND version = ?").pluck().get(libraryId, version) as number;
 }

@@ -160,6 +160,10 @@ describe("pinned versions", () => {
       // The current content and its state are not touched by a version.
       expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/versioned'").pluck().get()).toBe("finalized");
       expect((await ingestGitRepository({ ...base, branch: "v1.0", version: "v1.0" })).unchanged).toBe(true);
+      // An unchanged current content reports its own snippets, not those of its versions as well.
+      const again = await ingestGitRepository(base);
+      expect(again.unchanged).toBe(true);
+      expect(again.snippets).toBe(count(""));
       expect(await code(ingestGitRepository({ ...base, branch: "v9", version: "v9" }))).toBe("repository_not_found");
       expect(await code(ingestGitRepository({ ...base, branch: "v1.0", version: "../x" }))).toBe("validation_error");
     } finally {
