@@ -7,7 +7,7 @@ import { teamMayUse } from "../../store/accounts.js";
 import { enqueueJob, type WikiJobPayload } from "../../store/jobs.js";
 import { getSetting, setSetting } from "../../store/settings.js";
 import { findWikiConnection, normalise, teamHasProject } from "../../store/connections.js";
-import { accessDenied } from "../../search/library-access.js";
+import { accessDenied, callerAccess } from "../../search/library-access.js";
 import { createRateLimiter } from "../rate-limiter.js";
 
 export interface SubmissionOptions {
@@ -146,10 +146,12 @@ export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (ap
       const library = db.prepare("SELECT id, team_id, private, source, source_url, branches, owner_user_id FROM libraries WHERE id = ?").get(libraryName) as
         | { id: string; team_id: number | null; private: number; source: string; source_url: string; branches: string; owner_user_id: number | null }
         | undefined;
-      if (!library || (library.private && library.team_id !== caller.teamId)) {
+      // The same visibility rules as search and context: another team's private library does not exist for the caller.
+      const access = callerAccess(db, caller);
+      if (!library || !access.canSee(library)) {
         throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: "Submit it first with POST /v2/add/repo/hostb." });
       }
-      if (!teamMayUse(db, caller.teamId, libraryName)) throw accessDenied(libraryName);
+      if (!access.mayUse(libraryName)) throw accessDenied(libraryName);
       if (library.private && caller.plan === "free") throw new LdsError("forbidden", "Private sources require a Pro or Enterprise plan.");
       const known = (JSON.parse(library.branches) as Array<{ name: string }>).map((b) => b.name);
       if (branch && !known.includes(branch)) {
