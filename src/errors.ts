@@ -45,6 +45,7 @@ const TABLE = {
   user_not_found: { status: 404, exit: EXIT.notFound, summary: "user not found" },
   no_libraries_found: { status: 404, exit: EXIT.notFound, summary: "no library matched the search" },
   duplicate_repo: { status: 409, exit: EXIT.usage, summary: "the private repository is already in the team" },
+  source_conflict: { status: 409, exit: EXIT.usage, summary: "the library id is taken by another source" },
   rate_limit_exceeded: { status: 429, exit: EXIT.busy, summary: "rate limit exceeded" },
   route_not_found: { status: 404, exit: EXIT.notFound, summary: "no such endpoint" },
   method_not_allowed: { status: 405, exit: EXIT.usage, summary: "the endpoint does not take this method" },
@@ -143,6 +144,7 @@ export function fromSystemError(err: unknown, what: string): LdsError {
   switch (code) {
     case "ENOSPC":
     case "EDQUOT":
+    case "SQLITE_FULL":
       return new LdsError("disk_full", `No space left while writing ${what}.`, {
         cause: err,
         hint: "Free space on that filesystem or choose another destination, then run the command again.",
@@ -173,6 +175,13 @@ export function fromSystemError(err: unknown, what: string): LdsError {
 
 /** One line recording why something failed, for a library's state or a job: "code: message" for our errors. */
 export function describeFailure(err: unknown): string {
+  if (isDiskFull(err)) err = fromSystemError(err, "the data volume");
   if (err instanceof LdsError) return `${err.code}: ${err.message}`;
   return String((err as Error)?.message ?? err);
+}
+
+/** ENOSPC, EDQUOT or SQLite's "database or disk is full": the same disk_full everywhere. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
 }

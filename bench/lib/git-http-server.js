@@ -1,5 +1,6 @@
 // Real git over HTTP for tests and benchmarks: `git http-backend` (the CGI program git ships) behind a small Node
-// server on 127.0.0.1 that demands HTTP Basic credentials carrying `token` for repositories under /private/.
+// server on 127.0.0.1 that demands HTTP Basic credentials carrying `token` for the repositories made private.
+// Repositories live at /<owner>/<name>.git, as on a git host, so that their library ids are /owner/repo.
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -12,13 +13,15 @@ const IDENTITY = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_
 export async function startGitHttpServer(token) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "lds-git-root-"));
   const requests = [];
+  const privateRepos = new Set();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://x");
     const header = req.headers.authorization ?? "";
     const given = header.startsWith("Basic ") ? Buffer.from(header.slice(6), "base64").toString().split(":").slice(1).join(":") : "";
     const authorized = given === token;
     requests.push({ url: req.url, authorized });
-    if (url.pathname.startsWith("/private/") && !authorized) {
+    const repo = url.pathname.split("/").slice(1, 3).join("/").replace(/\.git$/, "");
+    if (privateRepos.has(repo) && !authorized) {
       res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("authentication required");
       return;
     }
@@ -54,7 +57,7 @@ export async function startGitHttpServer(token) {
     base,
     root,
     requests,
-    /** A bare repository at /<visibility>/<owner>/<name>.git made from a map of paths to contents. */
+    /** A bare repository at /<owner>/<name>.git made from a map of paths to contents; a private one needs the token. */
     async createRepo(visibility, owner, name, files, branch = "main") {
       const work = fs.mkdtempSync(path.join(os.tmpdir(), "lds-git-work-"));
       const git = (...args) => execFileSync("git", args, { cwd: work, env: { ...process.env, ...IDENTITY }, stdio: "pipe" });
@@ -62,11 +65,13 @@ export async function startGitHttpServer(token) {
       writeFiles(work, files);
       git("add", "-A");
       git("commit", "-qm", "initial");
-      const bare = path.join(root, visibility, owner, `${name}.git`);
+      const bare = path.join(root, owner, `${name}.git`);
+      if (fs.existsSync(bare)) throw new Error(`test git server: ${owner}/${name} exists already`);
+      if (visibility === "private") privateRepos.add(`${owner}/${name}`);
       fs.mkdirSync(path.dirname(bare), { recursive: true });
       execFileSync("git", ["clone", "-q", "--bare", work, bare]);
       return {
-        url: `${base}/${visibility}/${owner}/${name}.git`,
+        url: `${base}/${owner}/${name}.git`,
         /** Commit changes (null deletes a file) and push them. */
         async commit(changes) {
           for (const [file, content] of Object.entries(changes)) if (content === null) fs.rmSync(path.join(work, file));

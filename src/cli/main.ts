@@ -114,7 +114,16 @@ function commands(cli: Argv, entry: Entry): Argv {
               .option("data-dir", dataDirOption),
           lazy(() => import("./commands/connections.js")),
         )
-        .command("add-git", "Connect a git account (used when a request brings no gitToken)", (c) => c.option("team", { type: "string", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/connections.js")))
+        .command(
+          "add-git",
+          "Connect a git account (used for private repositories on its hosts when a request brings no gitToken)",
+          (c) =>
+            c
+              .option("team", { type: "string", demandOption: true })
+              .option("host", { type: "array", string: true, demandOption: true, describe: "Host[:port] the token may be sent to (repeat for several)" })
+              .option("data-dir", dataDirOption),
+          lazy(() => import("./commands/connections.js")),
+        )
         .demandCommand(1, "Name a subcommand: lds connections add-wiki|add-git."),
     )
     .command("keys", "Manage API keys", (y) =>
@@ -144,10 +153,29 @@ function commands(cli: Argv, entry: Entry): Argv {
         )
         .demandCommand(1, "Name a source: lds ingest git URL."),
     )
-    .command("libraries", "List the indexed libraries", (y) =>
+    .command("libraries", "List the indexed libraries, or move one to a new source", (y) =>
       y
         .command("list", "Every library: processing state (and why it failed), snippets, versions", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/libraries.js")))
-        .demandCommand(1, "Name a subcommand: lds libraries list."),
+        .command(
+          "move <id>",
+          "Point a library at a new source (recorded in the audit log); the server re-indexes it",
+          (c) =>
+            c
+              .positional("id", { type: "string", demandOption: true })
+              .option("to", { type: "string", demandOption: true, describe: "The new repository's https:// clone URL" })
+              .option("branch", { type: "string", describe: "Branch to serve (default: the repository's default branch)" })
+              .option("allow-http-host", { type: "array", string: true, default: [], describe: "Internal host[:port] allowed over http" })
+              .option("data-dir", dataDirOption)
+              .option("json", json),
+          lazy(() => import("./commands/libraries-move.js")),
+        )
+        .demandCommand(1, "Name a subcommand: lds libraries list, or lds libraries move ID --to URL."),
+    )
+    .command(
+      "audit",
+      "Show the audit log: operator actions that changed what clients are served",
+      (y) => y.option("limit", { type: "number", default: 100 }).option("data-dir", dataDirOption).option("json", json),
+      lazy(() => import("./commands/audit.js")),
     )
     .command(
       "search <name> [query]",

@@ -10,9 +10,12 @@ import { fetchRepository, remoteHead } from "../sources/git.js";
 import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
 import { noSnippetsFound, setLibraryState, type LibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "./open-volume.js";
+import { checkVersionName } from "./version-name.js";
 
 export interface IngestGitOptions extends GitUrlPolicy {
   volume: OpenVolume;
+  /** The library, created by a submission (or by `resolveIngestTarget` for the CLI). */
+  libraryId: string;
   repositoryUrl: string;
   branch?: string;
   /** Never stored by this function, never logged or returned. */
@@ -46,19 +49,16 @@ type BranchRecord = { name: string; commit: string; fetchedAt: string };
  */
 export async function ingestGitRepository(options: IngestGitOptions): Promise<IngestResult> {
   const { db } = options.volume;
-  const { url, libraryId } = checkRepositoryUrl(options.repositoryUrl, options);
-  const title = libraryId.split("/").pop()!;
-  db.prepare(
-    `INSERT INTO libraries (id, title, source, source_url, state) VALUES (?, ?, 'git', ?, 'queued')
-     ON CONFLICT(id) DO NOTHING`,
-  ).run(libraryId, title, url.href);
+  const { libraryId } = options;
+  const { url } = checkRepositoryUrl(options.repositoryUrl, options);
   if (options.version !== undefined) return ingestVersion(options, libraryId, url);
   const branches = JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string) as BranchRecord[];
   const setState = (state: LibraryState, reason: string | null = null) => setLibraryState(db, libraryId, state, reason);
 
   try {
-    const head = await remoteHead({ url, branch: options.branch, token: options.token, signal: options.signal });
+    const head = await remoteHead({ url, branch: options.branch, token: options.token, caFile: options.caFile, signal: options.signal });
     const known = branches.find((b) => (options.branch ? b.name === options.branch : b === branches[0]));
+    // A library serves one branch: its record is replaced, never kept beside another (docs/api.md, "Branches").
     if (known && known.commit === head) {
       // The index is intact at this commit: whatever a re-submission set the state to, it is finished.
       setState("finalized");
@@ -66,8 +66,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     }
     const { fetched, count } = await fetchAndIndex(options, libraryId, url, options.branch, "", setState);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
-    const updated = [record, ...branches.filter((b) => b.name !== fetched.branch)];
-    db.prepare("UPDATE libraries SET branches = ? WHERE id = ?").run(JSON.stringify(updated), libraryId);
+    db.prepare("UPDATE libraries SET branches = ? WHERE id = ?").run(JSON.stringify([record]), libraryId);
     setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
@@ -80,13 +79,10 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
 async function ingestVersion(options: IngestGitOptions, libraryId: string, url: URL): Promise<IngestResult> {
   const { db } = options.volume;
   const version = options.version!;
-  // Clients pin it as /owner/repo/<version> or /owner/repo@<version>: it must be writable in both.
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(version)) {
-    throw new LdsError("validation_error", `"${version.slice(0, 100)}" cannot be a version name: use letters, digits, ".", "_" and "-" (e.g. v1.2.0).`);
-  }
+  checkVersionName(version);
   const ref = options.branch ?? version;
   const known = db.prepare("SELECT commit_sha FROM library_versions WHERE library_id = ? AND name = ?").pluck().get(libraryId, version) as string | undefined;
-  const head = await remoteHead({ url, branch: ref, token: options.token, signal: options.signal });
+  const head = await remoteHead({ url, branch: ref, token: options.token, caFile: options.caFile, signal: options.signal });
   if (known === head) return { libraryId, branch: ref, commit: head, snippets: countSnippets(options.volume, libraryId, version), unchanged: true };
   const { fetched, count } = await fetchAndIndex(options, libraryId, url, ref, version);
   db.prepare(
@@ -113,7 +109,7 @@ async function fetchAndIndex(
   try {
     onState("fetching");
     fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
-    const fetched = await fetchRepository({ url, branch: ref, token: options.token, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
+    const fetched = await fetchRepository({ url, branch: ref, token: options.token, caFile: options.caFile, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
     onState("parsing");
     const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
     if (options.generateDocs) snippets.push(...collectSourceSnippets(work));

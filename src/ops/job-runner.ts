@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
-import { describeFailure } from "../errors.js";
-import type { GitUrlPolicy } from "../sources/git-url.js";
+import { describeFailure, LdsError } from "../errors.js";
+import { checkRepositoryUrl, DEFAULT_GIT_HOST, type GitUrlPolicy } from "../sources/git-url.js";
+import { findLibrary, type LibraryRow } from "../store/libraries.js";
 import { claimNextJob, finishJob, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
 import { gitConnectionToken } from "../store/connections.js";
 import { ingestGitRepository } from "./ingest-git.js";
@@ -46,11 +47,18 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         log.info(result, "job finished");
         return;
       }
-      const token = jobToken(volume.db, volume.key, job.id) ?? (payload.teamId ? gitConnectionToken(volume.db, volume.key, payload.teamId) : undefined);
+      const library = findLibrary(volume.db, job.library_id);
+      if (!library) return finishJob(volume.db, job.id, "library_not_found: the library was removed");
+      // Jobs queued by older releases (a restored archive) may lack the URL: the library's source is the truth.
+      const repositoryUrl = payload.url ?? library.source_url;
+      if (!repositoryUrl) return finishJob(volume.db, job.id, "repository_url_invalid: the library records no repository URL");
+      const token = jobToken(volume.db, volume.key, job.id) ?? connectedToken(library, repositoryUrl, payload.teamId);
       const result = await ingestGitRepository({
         volume,
-        repositoryUrl: payload.url,
+        libraryId: job.library_id,
+        repositoryUrl,
         branch: payload.branch,
+        version: payload.version,
         token,
         skipVersionFiltering: payload.skipVersionFiltering,
         generateDocs: payload.generateDocs,
@@ -65,6 +73,18 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       finishJob(volume.db, job.id, reason);
       log.warn({ reason }, "job failed");
     }
+  };
+
+  /** A private library's team connection, only if it is pinned to the repository's host (never sent elsewhere). */
+  const connectedToken = (library: LibraryRow, url: string, teamId: number | undefined): string | undefined => {
+    if (!library.private || !teamId) return undefined;
+    const found = gitConnectionToken(volume.db, volume.key, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy?.defaultHost ?? DEFAULT_GIT_HOST);
+    if (!found.token && found.otherHosts) {
+      throw new LdsError("forbidden", `The team's connected git account is not valid for ${new URL(url).host} (it is for ${found.otherHosts.join(", ")}); its token was not sent.`, {
+        hint: "Pass a gitToken, or connect an account for that host with `lds connections add-git --host`.",
+      });
+    }
+    return found.token;
   };
 
   const pump = () => {

@@ -5,6 +5,7 @@ import pino, { type Logger } from "pino";
 import { hashPassword } from "../admin/passwords.js";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { fromSystemError, isLdsError } from "../errors.js";
+import { gitPolicyFromEnv } from "../config/git-settings.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp, type AppSettings } from "../server/app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
@@ -59,10 +60,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, Number(env.LDS_SEARCH_TIMEOUT_MS) || undefined);
     await bootstrapAdmin(opened, env, logger);
     const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
-    const gitPolicy = {
-      allowHttpHosts: (env.LDS_GIT_ALLOW_HTTP_HOSTS ?? "").split(",").map((h) => h.trim()).filter(Boolean),
-      maxRepositoryBytes: Number(env.LDS_GIT_MAX_BYTES) || undefined,
-    };
+    const gitPolicy = gitPolicyFromEnv(env);
     const jobs = createJobRunner({ volume: opened, logger, gitPolicy, concurrency: Number(env.LDS_JOB_CONCURRENCY) || 2 });
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));

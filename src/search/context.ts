@@ -2,7 +2,8 @@ import { LdsError } from "../errors.js";
 import type { OpenVolume } from "../ops/open-volume.js";
 import { estimateTokens } from "../indexing/snippet.js";
 import { accessDenied, libraryNotFound, type LibraryAccess } from "./library-access.js";
-import type { LibraryRef } from "./library-ref.js";
+import { resolveLibraryRef, type LibraryRef } from "./library-ref.js";
+import { libraryExists } from "../store/libraries.js";
 import { rankSnippets, type RankingMethod } from "./rank-snippets.js";
 
 export interface CodeSnippetAnswer {
@@ -37,7 +38,8 @@ export function contextAsJson(answer: ContextAnswer): { codeSnippets: CodeSnippe
 }
 
 export interface ContextRequest {
-  ref: LibraryRef;
+  /** The library id as the client sent it: /owner/repo, /<source>/<id>, optionally pinned to a version. */
+  libraryId: string;
   query: string;
   /** Token budget: the snippets returned never add up to more. */
   tokens: number;
@@ -53,7 +55,7 @@ type SnippetRow = { id: number; kind: "code" | "info"; title: string; descriptio
  */
 export async function buildContext(volume: OpenVolume, access: LibraryAccess, request: ContextRequest): Promise<ContextAnswer> {
   const { db } = volume;
-  const { ref } = request;
+  const ref = resolveLibraryRef(request.libraryId, libraryExists(db));
   const library = db.prepare("SELECT id, private, team_id, state, state_reason FROM libraries WHERE id = ?").get(ref.libraryId) as
     | { id: string; private: number; team_id: number | null; state: string; state_reason: string | null }
     | undefined;

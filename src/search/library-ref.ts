@@ -8,18 +8,31 @@ export interface LibraryRef {
 }
 
 const SEGMENT = "[A-Za-z0-9._-]+";
-const PINNED = new RegExp(`^(/${SEGMENT}/${SEGMENT})(?:/(${SEGMENT})|@([A-Za-z0-9._/-]+))?$`);
+/** The first segment may name a host with a port (/git.example.com:8443/owner/repo). */
+const ID = `/[A-Za-z0-9._:-]+(?:/${SEGMENT}){1,7}`;
+const PINNED = new RegExp(`^(${ID})(?:@([A-Za-z0-9._/-]+))?$`);
 
 /**
- * Parse `/owner/repo`, `/<source>/<id>`, or either pinned to a version as `/owner/repo/v1.2` or `/owner/repo@v1.2`
- * (the two forms clients of hosted services of this kind send). Anything else is invalid_library_id.
+ * The readings of a library id as clients send it, most specific first: `/owner/repo`, `/<source>/<id>`
+ * (`/<host>/owner/repo`, `/team-3/owner/repo`), or either pinned to a version as `.../v1.2` or `...@v1.2`.
+ * A trailing segment is a version only when no library has the whole path as its id (see resolveLibraryRef).
  */
-export function parseLibraryRef(raw: string): LibraryRef {
+export function parseLibraryRef(raw: string): LibraryRef[] {
   const match = PINNED.exec(raw.trim());
-  if (!match || raw.length > 512) {
+  if (!match || raw.length > 512 || match[1]!.includes("/..") || match[1]!.startsWith("/.")) {
     throw new LdsError("invalid_library_id", `"${raw.slice(0, 100)}" is not a library id of the form /owner/repo or /<source>/<id> (optionally /owner/repo/<version> or @<version>).`, {
       hint: "Find the id with GET /v2/libs/search?libraryName=<name>.",
     });
   }
-  return { libraryId: match[1]!, version: match[2] ?? match[3] ?? "" };
+  const [, id, pinned] = match as unknown as [string, string, string | undefined];
+  if (pinned !== undefined) return [{ libraryId: id, version: pinned }];
+  const cut = id.lastIndexOf("/");
+  const asVersion = id.slice(1).split("/").length >= 3 ? [{ libraryId: id.slice(0, cut), version: id.slice(cut + 1) }] : [];
+  return [{ libraryId: id, version: "" }, ...asVersion];
+}
+
+/** The reading whose library exists (`exists` asks the store), else the plain one (then "not found" names it). */
+export function resolveLibraryRef(raw: string, exists: (libraryId: string) => boolean): LibraryRef {
+  const readings = parseLibraryRef(raw);
+  return readings.find((r) => exists(r.libraryId)) ?? readings[0]!;
 }

@@ -7,7 +7,6 @@ import { buildContext } from "./context.js";
 import { CONTEXT_TOKENS } from "./context-budget.js";
 import { contextAsText } from "./context-text.js";
 import type { LibraryAccess } from "./library-access.js";
-import { parseLibraryRef } from "./library-ref.js";
 import { searchLibraries } from "./library-search.js";
 import type { LibrarySummary } from "./library-summary.js";
 
@@ -54,7 +53,7 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpS
     async ({ libraryId, query, tokens }) =>
       answer(async () => {
         const budget = tokens ?? CONTEXT_TOKENS.default;
-        const context = await buildContext(volume, access, { ref: parseLibraryRef(libraryId), query, tokens: budget });
+        const context = await buildContext(volume, access, { libraryId, query, tokens: budget });
         return contextAsText(context) || `No snippet of ${libraryId} fits a budget of ${budget} tokens; ask with a larger budget.`;
       }),
   );

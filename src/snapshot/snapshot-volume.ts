@@ -52,7 +52,6 @@ function vacuumInto(source: string, destination: string, needsVectorExtension: b
     db.prepare("VACUUM INTO ?").run(destination);
   } catch (err) {
     if (err instanceof LdsError) throw err;
-    if ((err as { code?: string }).code === "SQLITE_FULL") throw fromSystemError(Object.assign(err as Error, { code: "ENOSPC" }), destination);
     throw fromSystemError(err, `the snapshot of ${source}`);
   } finally {
     db?.close();

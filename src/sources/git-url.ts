@@ -5,14 +5,36 @@ export interface GitUrlPolicy {
   allowHttpHosts?: string[];
   /** Largest checkout accepted. @default 512 MiB */
   maxRepositoryBytes?: number;
+  /**
+   * The git host whose repositories get the short library id /owner/repo; every other host's repositories are
+   * /<host>/<path>, so that two hosts can never claim the same id. @default "github.com"
+   */
+  defaultHost?: string;
+  /** A CA bundle (PEM) git trusts for https, for hosts behind an internal CA. @default the system's */
+  caFile?: string;
 }
+
+export const DEFAULT_GIT_HOST = "github.com";
+
+export interface RepositoryUrl {
+  url: URL;
+  /** host[:port], lower case. */
+  host: string;
+  /** The repository's path segments without ".git": ["owner", "repo"], or deeper for nested groups. */
+  path: string[];
+  /** The source a library is pinned to: host and path, lower case. Two URLs of one repository share it. */
+  sourceKey: string;
+}
+
+const SEGMENT = /^[A-Za-z0-9._-]{1,100}$/;
+const MAX_SEGMENTS = 6;
 
 /**
  * Check a repository URL before any process sees it: https only (or an allow-listed internal host), no embedded
- * credentials (they would land in logs, process lists and .git/config), and a path of the form /owner/repo.
- * Returns the library id `/owner/repo`.
+ * credentials (they would land in logs, process lists and .git/config), and a path of the form /owner/repo
+ * (or deeper, for nested groups on other hosts).
  */
-export function checkRepositoryUrl(raw: string, policy: GitUrlPolicy = {}): { url: URL; libraryId: string } {
+export function checkRepositoryUrl(raw: string, policy: GitUrlPolicy = {}): RepositoryUrl {
   let url: URL;
   try {
     url = new URL(raw);
@@ -20,22 +42,36 @@ export function checkRepositoryUrl(raw: string, policy: GitUrlPolicy = {}): { ur
     throw invalid(`"${raw.slice(0, 200)}" is not a URL`);
   }
   if (url.username || url.password) throw invalid("the URL holds credentials; pass the token as gitToken instead");
-  const internal = policy.allowHttpHosts?.includes(url.host) ?? false;
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && internal)) {
-    throw invalid(`only https:// repository URLs are accepted (got ${url.protocol}//${url.host})`);
+  const host = url.host.toLowerCase();
+  const internal = policy.allowHttpHosts?.map((h) => h.toLowerCase()).includes(host) ?? false;
+  if (url.protocol === "http:" && !internal) {
+    throw invalid(`plain http is accepted only for the internal hosts an operator allows (got http://${host})`, true);
   }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw invalid(`only https:// repository URLs are accepted (got ${url.protocol}//${host})`);
   if (url.search || url.hash) throw invalid("the URL must not have a query or fragment");
-  const parts = url.pathname.replace(/\.git$/, "").split("/").filter(Boolean);
-  const [owner, repo] = parts.slice(-2);
-  const segment = /^[A-Za-z0-9._-]{1,100}$/;
-  if (!owner || !repo || !segment.test(owner) || !segment.test(repo) || owner.startsWith(".") || repo.startsWith(".")) {
-    throw invalid("the URL's path must end in /owner/repo");
+  const path = url.pathname.replace(/\/+$/, "").replace(/\.git$/, "").split("/").filter(Boolean);
+  if (path.length < 2 || path.length > MAX_SEGMENTS || !path.every((s) => SEGMENT.test(s) && !s.startsWith("."))) {
+    throw invalid("the URL's path must be /owner/repo (or /group/subgroup/repo), of letters, digits, '.', '_' and '-'");
   }
-  return { url, libraryId: `/${owner}/${repo}` };
+  return { url, host, path, sourceKey: `${host}/${path.join("/")}`.toLowerCase() };
 }
 
-function invalid(what: string): LdsError {
+/**
+ * The library id of a repository (docs/api.md, "Library ids"): /owner/repo on the default host, /<host>/<path> on
+ * any other. A private library is scoped to its team (/team-<id>/...): two teams may index the same private
+ * repository, and no answer tells one team what another has indexed.
+ */
+export function gitLibraryId(repository: RepositoryUrl, options: { defaultHost?: string; privateTeamId?: number }): string {
+  const defaultHost = (options.defaultHost ?? DEFAULT_GIT_HOST).toLowerCase();
+  const segments = repository.host === defaultHost ? repository.path : [repository.host, ...repository.path];
+  const scope = options.privateTeamId === undefined ? [] : [`team-${options.privateTeamId}`];
+  return "/" + [...scope, ...segments].join("/");
+}
+
+function invalid(what: string, httpRefused = false): LdsError {
   return new LdsError("repository_url_invalid", `Repository URL refused: ${what}.`, {
-    hint: "Use the https:// clone URL of the repository, e.g. https://github.com/owner/repo.",
+    hint: httpRefused
+      ? "Use the https:// clone URL, or allow the internal host with LDS_GIT_ALLOW_HTTP_HOSTS=host:port (docs/operations.md)."
+      : "Use the https:// clone URL of the repository, e.g. https://github.com/owner/repo.",
   });
 }

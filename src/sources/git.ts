@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { execa } from "execa";
 import { LdsError } from "../errors.js";
+import { redactToken } from "../util/redact.js";
 
 export interface FetchOptions {
   url: URL;
@@ -10,6 +11,8 @@ export interface FetchOptions {
   token?: string;
   /** An empty directory to clone into (on the data volume; the caller removes it). */
   dir: string;
+  /** A CA bundle (PEM) to trust for https, for git hosts behind an internal CA. */
+  caFile?: string;
   /** Refuse repositories whose checkout exceeds this. @default 512 MiB */
   maxBytes?: number;
   signal?: AbortSignal;
@@ -52,13 +55,14 @@ export async function remoteHead(options: Omit<FetchOptions, "dir" | "maxBytes">
   return commit;
 }
 
-async function git(args: string[], options: { url: URL; token?: string; signal?: AbortSignal }): Promise<string> {
+async function git(args: string[], options: { url: URL; token?: string; caFile?: string; signal?: AbortSignal }): Promise<string> {
   const env: Record<string, string> = {
     GIT_TERMINAL_PROMPT: "0",
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_ASKPASS: "/bin/false",
     GCM_INTERACTIVE: "never",
   };
+  if (options.caFile) env.GIT_SSL_CAINFO = options.caFile;
   if (options.token) {
     const basic = Buffer.from(`x-access-token:${options.token}`).toString("base64");
     Object.assign(env, { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "http.extraHeader", GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` });
@@ -70,8 +74,11 @@ async function git(args: string[], options: { url: URL; token?: string; signal?:
 
 /** Map git's stderr to an error an operator can act on; the token is scrubbed from anything quoted. */
 function gitError(stderr: string, options: { url: URL; token?: string }): LdsError {
-  const scrub = (s: string) => (options.token ? s.split(options.token).join("[redacted]") : s).trim().split("\n").pop()!.slice(0, 300);
+  const scrub = (s: string) => redactToken(s, options.token).trim().split("\n").pop()!.slice(0, 300);
   const where = `${options.url.host}${options.url.pathname}`;
+  if (/No space left on device|Disk quota exceeded/i.test(stderr)) {
+    return new LdsError("disk_full", `No space left on the data volume while fetching ${where}.`, { hint: "Free space on the data volume's filesystem, then refresh the library." });
+  }
   if (/Authentication failed|could not read Username|401|403|terminal prompts disabled/i.test(stderr)) {
     return new LdsError("repository_auth_failed", `${where} refused access${options.token ? " with the given token" : " without a token"}.`, {
       hint: options.token ? "Check that the token is valid and may read this repository." : "For a private repository, pass a gitToken or connect an account.",

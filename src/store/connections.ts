@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
-import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
+import { getSecret, putSecret } from "./secrets-table.js";
 
 export interface WikiConnection {
   id: number;
@@ -22,18 +22,32 @@ export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<Wi
   })();
 }
 
-/** Connect a team's git account: its token is used when a submission or refresh brings no gitToken. */
-export function addGitConnection(db: Database.Database, key: Buffer, teamId: number, token: string): void {
+/**
+ * Connect a team's git account: its token is used when a submission or refresh brings no gitToken, and only for
+ * repositories on `hosts` (host[:port]), so that a submission naming another host never receives it.
+ */
+export function addGitConnection(db: Database.Database, key: Buffer, teamId: number, token: string, hosts: string[]): void {
   const secretName = `team:${teamId}:git`;
   db.transaction(() => {
     db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'git'").run(teamId);
     putSecret(db, key, secretName, token);
-    db.prepare("INSERT INTO connections (team_id, kind, secret_name) VALUES (?, 'git', ?)").run(teamId, secretName);
+    db.prepare("INSERT INTO connections (team_id, kind, secret_name, hosts) VALUES (?, 'git', ?, ?)").run(teamId, secretName, JSON.stringify(hosts.map((h) => h.toLowerCase())));
   })();
 }
 
-export function gitConnectionToken(db: Database.Database, key: Buffer, teamId: number): string | undefined {
-  return getSecret(db, key, `team:${teamId}:git`);
+export type GitConnectionLookup = { token?: string; otherHosts: string[] | null };
+
+/**
+ * The team's connected git token for a repository on `host`, only if the connection is pinned to that host.
+ * A connection made before hosts were recorded (0.3.0) is pinned to the installation's default git host.
+ * Otherwise `otherHosts` lists the hosts it is valid for (null: the team has no git connection).
+ */
+export function gitConnectionToken(db: Database.Database, key: Buffer, teamId: number, host: string, defaultHost: string): GitConnectionLookup {
+  const row = db.prepare("SELECT hosts FROM connections WHERE team_id = ? AND kind = 'git'").get(teamId) as { hosts: string | null } | undefined;
+  if (!row) return { token: undefined, otherHosts: null };
+  const hosts = row.hosts ? (JSON.parse(row.hosts) as string[]) : [defaultHost.toLowerCase()];
+  const token = hosts.includes(host.toLowerCase()) ? getSecret(db, key, `team:${teamId}:git`) : undefined;
+  return { token, otherHosts: hosts };
 }
 
 export function findWikiConnection(db: Database.Database, teamId: number, cloudId: string): WikiConnection | undefined {
@@ -47,14 +61,6 @@ export function wikiToken(db: Database.Database, key: Buffer, connection: WikiCo
   const token = getSecret(db, key, `team:${connection.teamId}:wiki:${connection.cloudId}`);
   if (!token) throw new LdsError("forbidden", "The wiki connection has no token any more.", { hint: "Connect the wiki account again with `lds connections add-wiki`." });
   return token;
-}
-
-export function removeConnections(db: Database.Database, teamId: number): void {
-  const names = db.prepare("SELECT secret_name FROM connections WHERE team_id = ?").pluck().all(teamId) as string[];
-  db.transaction(() => {
-    for (const name of names) deleteSecret(db, name);
-    db.prepare("DELETE FROM connections WHERE team_id = ?").run(teamId);
-  })();
 }
 
 export function addTeamProject(db: Database.Database, teamId: number, projectId: string, name: string): void {

@@ -5,10 +5,13 @@ export type JobPayload = GitJobPayload | WikiJobPayload;
 
 export interface GitJobPayload {
   source?: "git";
-  url: string;
+  /** Absent in jobs queued by 0.1 (a restored archive): the library's source_url is used. */
+  url?: string;
   branch?: string;
   skipVersionFiltering?: boolean;
   generateDocs?: boolean;
+  /** Index `branch` as this pinned version (an added branch or tag) instead of the current content. */
+  version?: string;
   /** The team whose connected git account is used when the job brings no token. */
   teamId?: number;
 }
@@ -51,6 +54,12 @@ export function claimNextJob(db: Database.Database): Job | undefined {
     )
     .get() as { id: number; library_id: string; kind: Job["kind"]; payload: string } | undefined;
   return row ? { ...row, payload: JSON.parse(row.payload) as JobPayload } : undefined;
+}
+
+/** Whether a job for this library (and version: "" = the current content) waits or runs. */
+export function hasPendingJob(db: Database.Database, libraryId: string, version = ""): boolean {
+  const payloads = db.prepare("SELECT payload FROM jobs WHERE library_id = ? AND state IN ('queued','running')").pluck().all(libraryId) as string[];
+  return payloads.some((p) => ((JSON.parse(p) as GitJobPayload).version ?? "") === version);
 }
 
 export function jobToken(db: Database.Database, key: Buffer, jobId: number): string | undefined {

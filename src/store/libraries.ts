@@ -1,7 +1,74 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
+import { getSetting, setSetting } from "./settings.js";
 
 export type LibraryState = "queued" | "fetching" | "parsing" | "embedding" | "finalized" | "failed";
+
+export interface LibraryRow {
+  id: string;
+  team_id: number | null;
+  title: string;
+  private: number;
+  source: "git" | "wiki";
+  source_url: string | null;
+  source_key: string | null;
+  /** JSON: [{name, commit, fetchedAt}] of the branch the library serves (at most one record). */
+  branches: string;
+  owner_user_id: number | null;
+  state: LibraryState;
+}
+
+/** How a library was submitted; kept so that refreshes index it the same way. */
+export interface LibraryOptions {
+  skipVersionFiltering?: boolean;
+  generateDocs?: boolean;
+  /** The branch the library serves (its current content); absent: the repository's default branch. */
+  branch?: string;
+}
+
+const COLUMNS = "id, team_id, title, private, source, source_url, source_key, branches, owner_user_id, state";
+
+export function findLibrary(db: Database.Database, id: string): LibraryRow | undefined {
+  return db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE id = ?`).get(id) as LibraryRow | undefined;
+}
+
+/** The libraries indexed from one source (a repository's host and path), whatever their ids. */
+export function librariesBySource(db: Database.Database, sourceKey: string): LibraryRow[] {
+  return db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE source_key = ? ORDER BY id`).all(sourceKey) as LibraryRow[];
+}
+
+export interface NewLibrary {
+  id: string;
+  teamId: number | null;
+  title: string;
+  description?: string;
+  source: "git" | "wiki";
+  sourceUrl: string;
+  sourceKey: string;
+  private: boolean;
+  ownerUserId: number | null;
+}
+
+/** Create a library, its source fixed from now on (only `moveLibrary` changes it). */
+export function insertLibrary(db: Database.Database, lib: NewLibrary): void {
+  db.prepare(
+    `INSERT INTO libraries (id, team_id, title, description, source, source_url, source_key, private, owner_user_id, state)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')`,
+  ).run(lib.id, lib.teamId, lib.title, lib.description ?? "", lib.source, lib.sourceUrl, lib.sourceKey, lib.private ? 1 : 0, lib.ownerUserId);
+}
+
+export function libraryOptions(db: Database.Database, id: string): LibraryOptions {
+  return JSON.parse(getSetting(db, `library.options:${id}`) ?? "{}") as LibraryOptions;
+}
+
+export function setLibraryOptions(db: Database.Database, id: string, options: LibraryOptions): void {
+  setSetting(db, `library.options:${id}`, JSON.stringify(options));
+}
+
+/** The branch a library serves, as last fetched; undefined before its first ingestion. */
+export function servedBranch(library: Pick<LibraryRow, "branches">): string | undefined {
+  return (JSON.parse(library.branches) as Array<{ name: string }>)[0]?.name;
+}
 
 /** Move a library to a state of its ingestion; `reason` explains a failure. */
 export function setLibraryState(db: Database.Database, libraryId: string, state: LibraryState, reason: string | null = null): void {
@@ -13,4 +80,10 @@ export function noSnippetsFound(libraryId: string): LdsError {
   return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${libraryId}: no Markdown, reStructuredText, text or notebook content was found.`, {
     hint: "Check that the repository holds documentation, or its lds.json/context7.json folders.",
   });
+}
+
+/** For resolving a client's library id: whether a library has exactly this id. */
+export function libraryExists(db: Database.Database): (id: string) => boolean {
+  const statement = db.prepare("SELECT 1 FROM libraries WHERE id = ?");
+  return (id) => statement.get(id) !== undefined;
 }

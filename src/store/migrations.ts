@@ -200,6 +200,34 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE users ADD COLUMN removed_at TEXT;
     `,
   },
+  {
+    version: 8,
+    name: "library-sources-connection-hosts-audit",
+    sql: `
+      -- A library's source, fixed when it is created: host and path, lower case, without scheme or ".git"
+      -- (git), or the origin (wiki). A submission of the same id from another source is refused.
+      ALTER TABLE libraries ADD COLUMN source_key TEXT;
+      UPDATE libraries SET source_key = CASE
+          WHEN source = 'git' AND source_url IS NOT NULL THEN
+            rtrim(lower(CASE WHEN source_url LIKE '%.git' THEN substr(source_url, 1, length(source_url) - 4) ELSE source_url END), '/')
+          ELSE lower(source_url) END;
+      UPDATE libraries SET source_key = substr(source_key, instr(source_key, '://') + 3)
+        WHERE source = 'git' AND instr(source_key, '://') > 0;
+      CREATE INDEX libraries_by_source ON libraries(source_key);
+      -- Git connections are pinned to the hosts their token may be sent to (JSON array of host[:port]).
+      -- NULL (connections made by 0.3.0): the installation's default git host only.
+      ALTER TABLE connections ADD COLUMN hosts TEXT;
+      -- Operator actions that change what clients are served (a library moved to a new source), for review.
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        details TEXT NOT NULL DEFAULT '{}'
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

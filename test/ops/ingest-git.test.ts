@@ -3,9 +3,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isLdsError } from "../../src/errors.js";
 import { ingestGitRepository } from "../../src/ops/ingest-git.js";
-import { openVolume } from "../../src/ops/open-volume.js";
+import { resolveIngestTarget } from "../../src/ops/ingest-target.js";
+import { openVolume, type OpenVolume } from "../../src/ops/open-volume.js";
 import { fetchRepository } from "../../src/sources/git.js";
-import { checkRepositoryUrl } from "../../src/sources/git-url.js";
+import { checkRepositoryUrl, gitLibraryId } from "../../src/sources/git-url.js";
 import { runCli } from "../helpers/cli.js";
 import { startGitServer } from "../helpers/git-server.js";
 import { tempDir } from "../helpers/temp.js";
@@ -24,16 +25,25 @@ const DOCS = {
   "docs/usage.md": "# Usage\n\nCreate a widget with a size between one and five.\n\n```js\nnew Widget({ size: 2 })\n```\n",
   "CHANGELOG.md": "# 1.0\n\n```\nnot documentation\n```\n",
 };
-const policy = () => ({ allowHttpHosts: [new URL(git.base).host] });
+const policy = () => ({ allowHttpHosts: [new URL(git.base).host], defaultHost: new URL(git.base).host });
+/** As `lds ingest git URL` does: the library of that source (created on first use), then the ingestion. */
+const ingest = (volume: OpenVolume, url: string) => ingestGitRepository({ volume, repositoryUrl: url, ...policy(), ...resolveIngestTarget(volume, url, policy(), {}) });
 const code = async (p: Promise<unknown>) => p.then(() => undefined, (e) => (isLdsError(e) ? e.code : String(e)));
 
 describe("git repositories", () => {
   it("accepts only https (or allow-listed internal http) URLs without credentials, and derives /owner/repo", () => {
-    expect(checkRepositoryUrl("https://github.com/acme/widgets.git").libraryId).toBe("/acme/widgets");
+    const github = checkRepositoryUrl("https://github.com/acme/widgets.git");
+    expect(gitLibraryId(github, {})).toBe("/acme/widgets");
+    expect(github.sourceKey).toBe("github.com/acme/widgets");
+    // Other hosts keep their name (and nested groups) in the id, so that no host can claim another's library.
+    const gitlab = checkRepositoryUrl("https://GitLab.example.com:8443/Group/Sub/Widgets.git");
+    expect(gitLibraryId(gitlab, {})).toBe("/gitlab.example.com:8443/Group/Sub/Widgets");
+    expect(gitLibraryId(gitlab, { defaultHost: "gitlab.example.com:8443" })).toBe("/Group/Sub/Widgets");
+    expect(gitLibraryId(github, { privateTeamId: 3 })).toBe("/team-3/acme/widgets");
     for (const bad of ["http://github.com/a/b", "https://user:pw@github.com/a/b", "file:///etc/passwd", "https://github.com/only", "ssh://git@host/a/b", "https://github.com/a/b?x=1", "not a url"]) {
       expect(() => checkRepositoryUrl(bad), bad).toThrow(/Repository URL refused/);
     }
-    expect(checkRepositoryUrl(`${git.base}/public/acme/widgets.git`, policy()).libraryId).toBe("/acme/widgets");
+    expect(gitLibraryId(checkRepositoryUrl(`${git.base}/acme/widgets.git`, policy()), policy())).toBe("/acme/widgets");
   });
 
   it("clones a private repository with the token, which never reaches argv, .git/config or an error message", async () => {
@@ -60,7 +70,7 @@ describe("git repositories", () => {
     const root = tempDir();
     const volume = openVolume(root);
     try {
-      const first = await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      const first = await ingest(volume, repo.url);
       expect(first).toMatchObject({ libraryId: "/acme/widgets", branch: "main", unchanged: false });
       const rows = () => volume.db.prepare("SELECT id, kind, title, content FROM snippets WHERE library_id = '/acme/widgets' ORDER BY id").all() as Array<{ id: number; kind: string; title: string; content: string }>;
       expect(rows().filter((r) => r.kind === "code").map((r) => r.content)).toEqual(["npm install widgets", "new Widget({ size: 2 })"]);
@@ -72,13 +82,13 @@ describe("git repositories", () => {
 
       // A re-submission marks the library queued; finding the commit unchanged must finish it, not leave it queued.
       volume.db.prepare("UPDATE libraries SET state = 'queued' WHERE id = '/acme/widgets'").run();
-      const again = await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      const again = await ingest(volume, repo.url);
       expect(again).toMatchObject({ unchanged: true, commit: first.commit });
       expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
 
       await repo.commit({ "docs/usage.md": "# Usage\n\nWidgets now take a colour as well as a size.\n\n```js\nnew Widget({ size: 2, colour: 'red' })\n```\n", "README.md": null });
       const oldIds = rows().map((r) => r.id);
-      const changed = await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      const changed = await ingest(volume, repo.url);
       expect(changed.unchanged).toBe(false);
       expect(changed.commit).not.toBe(first.commit);
       // The README is gone and the new prose is too short for an info snippet: exactly one code snippet is left.
@@ -97,11 +107,11 @@ describe("git repositories", () => {
     const repo = await git.createRepo("public", "acme", "code-only", { "README.md": DOCS["README.md"] });
     const volume = openVolume(tempDir());
     try {
-      await ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() });
+      await ingest(volume, repo.url);
       const count = () => volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/code-only'").pluck().get();
       const before = count();
       await repo.commit({ "README.md": null, "src/index.ts": "export const x = 1;\n" });
-      expect(await code(ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() }))).toBe("no_snippets_found");
+      expect(await code(ingest(volume, repo.url))).toBe("no_snippets_found");
       expect(count()).toBe(before);
       expect(volume.db.prepare("SELECT state_reason FROM libraries WHERE id = '/acme/code-only'").pluck().get()).toMatch(/^no_snippets_found: /);
     } finally {
@@ -113,7 +123,7 @@ describe("git repositories", () => {
     const repo = await git.createRepo("private", "acme", "locked", DOCS);
     const volume = openVolume(tempDir());
     try {
-      expect(await code(ingestGitRepository({ volume, repositoryUrl: repo.url, ...policy() }))).toBe("repository_auth_failed");
+      expect(await code(ingest(volume, repo.url))).toBe("repository_auth_failed");
       const library = volume.db.prepare("SELECT state, state_reason FROM libraries WHERE id = '/acme/locked'").get() as { state: string; state_reason: string };
       expect(library.state).toBe("failed");
       expect(library.state_reason).toMatch(/^repository_auth_failed: .*refused access/);
@@ -126,9 +136,17 @@ describe("git repositories", () => {
     const repo = await git.createRepo("private", "acme", "cli-docs", DOCS);
     const dataDir = tempDir();
     const host = new URL(git.base).host;
-    const result = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", dataDir, "--allow-http-host", host, "--json"], { LDS_GIT_TOKEN: TOKEN });
+    // Plain http to an internal host is refused with the setting that allows it...
+    const http = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", dataDir], { LDS_GIT_TOKEN: TOKEN });
+    expect(http.exitCode).toBe(2);
+    expect(http.stderr).toMatch(/^Error: Repository URL refused: plain http is accepted only for the internal hosts an operator allows/m);
+    expect(http.stderr).toMatch(/^Hint: .*LDS_GIT_ALLOW_HTTP_HOSTS=host:port/m);
+    // ...which the CLI reads like the server (or --allow-http-host); a host other than the default keeps its name in the id.
+    const result = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", dataDir, "--json"], { LDS_GIT_TOKEN: TOKEN, LDS_GIT_ALLOW_HTTP_HOSTS: host });
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ libraryId: "/acme/cli-docs", unchanged: false });
+    expect(JSON.parse(result.stdout)).toMatchObject({ libraryId: `/${host}/acme/cli-docs`, unchanged: false });
+    const flag = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", dataDir, "--allow-http-host", host, "--json"], { LDS_GIT_TOKEN: TOKEN });
+    expect(JSON.parse(flag.stdout)).toMatchObject({ libraryId: `/${host}/acme/cli-docs`, unchanged: true });
     const refused = await runCli("lds", ["ingest", "git", repo.url.replace("http://", "http://x:y@"), "--data-dir", dataDir]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/^Error: Repository URL refused: the URL holds credentials/);
@@ -143,7 +161,7 @@ describe("pinned versions", () => {
     await repo.commit({ "docs/new.md": "# New in 2\n\nA page that only the current content has, added after the tags.\n\n```js\nnewThing()\n```\n" });
     const volume = openVolume(tempDir());
     try {
-      const base = { volume, repositoryUrl: repo.url, ...policy() };
+      const base = { volume, repositoryUrl: repo.url, ...policy(), libraryId: resolveIngestTarget(volume, repo.url, policy(), {}).libraryId };
       await ingestGitRepository(base);
       const pinned = await ingestGitRepository({ ...base, branch: "v1.0", version: "v1.0" });
       expect(pinned).toMatchObject({ libraryId: "/acme/versioned", unchanged: false });

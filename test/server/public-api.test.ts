@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { startGitServer } from "../helpers/git-server.js";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
-import { tempDir } from "../helpers/temp.js";
+import { publicWorld } from "../helpers/public-world.js";
 import Database from "better-sqlite3";
 import path from "node:path";
 
@@ -21,41 +21,7 @@ afterEach(async () => {
 
 const DOCS = { "README.md": "# Gadgets\n\nGadgets hold widgets and arrange them in rows, columns or grids of any size you choose.\n\n## Start\n\nCreate one first.\n\n```js\nconst g = new Gadget()\n```\n" };
 
-/** A data volume with teams on each plan, users of each role and their keys, and a server on it. */
-async function world(env: Record<string, string> = {}) {
-  const dataDir = tempDir("lds-pub-");
-  const cli = async (...args: string[]) => {
-    const r = await runCli("lds", [...args, "--data-dir", dataDir]);
-    expect(r.exitCode, r.stderr).toBe(0);
-    return r.stdout;
-  };
-  await cli("teams", "create", "free-team", "--plan", "free");
-  await cli("teams", "create", "pro-team", "--plan", "pro");
-  await cli("users", "add", "owner@pro.test", "--team", "pro-team", "--role", "owner");
-  await cli("users", "add", "member@pro.test", "--team", "pro-team", "--role", "member");
-  await cli("users", "add", "owner@free.test", "--team", "free-team", "--role", "owner");
-  const key = async (email: string) => JSON.parse(await cli("keys", "create", "--email", email, "--json")).key as string;
-  const keys = { proOwner: await key("owner@pro.test"), proMember: await key("member@pro.test"), freeOwner: await key("owner@free.test") };
-  const server = await startServer(dataDir, { LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host, ...env });
-  servers.push(server);
-  const call = async (route: string, body: unknown, apiKey?: string) => {
-    const response = await fetch(server.url + route, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, headers: response.headers, json: (await response.json()) as any };
-  };
-  const library = (id: string) => {
-    const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
-    try {
-      return db.prepare("SELECT state, state_reason, (SELECT count(*) FROM snippets WHERE library_id = l.id) AS snippets FROM libraries l WHERE id = ?").get(id) as { state: string; state_reason: string | null; snippets: number } | undefined;
-    } finally {
-      db.close();
-    }
-  };
-  return { dataDir, server, keys, call, library, cli };
-}
+const world = (env: Record<string, string> = {}) => publicWorld(git, servers, env);
 
 describe("the public API", () => {
   it("answers 401 invalid_api_key for a missing, malformed, unknown or revoked key", async () => {
@@ -95,11 +61,14 @@ describe("the public API", () => {
     expect(free.status).toBe(403);
     expect(free.json.message).toMatch(/plan does not allow private repositories/);
 
-    expect((await w.call("/v2/add/repo/hostb", body, w.keys.proOwner)).status).toBe(200);
-    await eventually(async () => w.library("/acme/internal")?.state === "finalized");
+    // A private library's id is scoped to its team (pro-team is team 2), so that teams never collide.
+    const added = await w.call("/v2/add/repo/hostb", body, w.keys.proOwner);
+    expect(added.json).toEqual({ libraryName: "/team-2/acme/internal", message: "Repository /team-2/acme/internal was submitted for processing." });
+    await eventually(async () => w.library("/team-2/acme/internal")?.state === "finalized");
     const again = await w.call("/v2/add/repo/hostb", body, w.keys.proOwner);
     expect(again.status).toBe(409);
     expect(again.json.error).toBe("duplicate_repo");
+    expect(again.json.message).toContain("already in your team as /team-2/acme/internal");
     // The token was only needed while the job waited: nothing sealed is left.
     const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
     expect(db.prepare("SELECT count(*) FROM secrets WHERE name LIKE 'job:%'").pluck().get()).toBe(0);
@@ -109,11 +78,11 @@ describe("the public API", () => {
 
   it("without a gitToken, a private repository is cloned with the team's connected git account", async () => {
     const w = await world();
-    const r = await runCli("lds", ["connections", "add-git", "--team", "pro-team", "--data-dir", w.dataDir], { LDS_CONNECTION_TOKEN: TOKEN });
+    const r = await runCli("lds", ["connections", "add-git", "--team", "pro-team", "--host", new URL(git.base).host, "--data-dir", w.dataDir], { LDS_CONNECTION_TOKEN: TOKEN });
     expect(r.exitCode, r.stderr).toBe(0);
     const repo = await git.createRepo("private", "acme", "connected", DOCS);
     expect((await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true }, w.keys.proOwner)).status).toBe(200);
-    const done = await eventually(async () => (["finalized", "failed"].includes(w.library("/acme/connected")?.state ?? "") ? w.library("/acme/connected") : undefined));
+    const done = await eventually(async () => (["finalized", "failed"].includes(w.library("/team-2/acme/connected")?.state ?? "") ? w.library("/team-2/acme/connected") : undefined));
     expect(done).toMatchObject({ state: "finalized", snippets: 2 });
   });
 
@@ -128,19 +97,19 @@ describe("the public API", () => {
     const generated = () => {
       const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
       try {
-        return db.prepare("SELECT content FROM snippets WHERE library_id = '/acme/gen' AND title = 'makeGadget'").pluck().all();
+        return db.prepare("SELECT content FROM snippets WHERE library_id = '/team-2/acme/gen' AND title = 'makeGadget'").pluck().all();
       } finally {
         db.close();
       }
     };
-    await eventually(async () => w.library("/acme/gen")?.state === "finalized");
+    await eventually(async () => w.library("/team-2/acme/gen")?.state === "finalized");
     expect(generated()).toEqual(["export function makeGadget(rows: number): Gadget"]);
     await repo.commit({ "README.md": DOCS["README.md"] + "\nMore words about gadgets and the rows they hold, for the refresh to see a change.\n" });
-    expect((await w.call("/v1/refresh", { libraryName: "/acme/gen", gitToken: TOKEN }, w.keys.proOwner)).status).toBe(200);
+    expect((await w.call("/v1/refresh", { libraryName: "/team-2/acme/gen", gitToken: TOKEN }, w.keys.proOwner)).status).toBe(200);
     await eventually(async () => {
       const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
       try {
-        return (db.prepare("SELECT state FROM jobs WHERE library_id = '/acme/gen' AND kind = 'refresh'").pluck().get() as string | undefined) === "done";
+        return (db.prepare("SELECT state FROM jobs WHERE library_id = '/team-2/acme/gen' AND kind = 'refresh'").pluck().get() as string | undefined) === "done";
       } finally {
         db.close();
       }
@@ -158,7 +127,7 @@ describe("the public API", () => {
     db.prepare("INSERT INTO libraries (id, title, source, source_url, state) VALUES ('/acme/crashy', 'crashy', 'git', ?, 'fetching')").run(repo.url);
     db.prepare("INSERT INTO jobs (library_id, kind, state, payload) VALUES ('/acme/crashy', 'ingest', 'running', ?)").run(JSON.stringify({ url: repo.url }));
     db.close();
-    const restarted = await startServer(w.dataDir, { LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host });
+    const restarted = await startServer(w.dataDir, { LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host, LDS_GIT_DEFAULT_HOST: new URL(git.base).host });
     servers.push(restarted);
     expect(restarted.output()).toContain("re-queued jobs interrupted by the last shutdown");
     const done = await eventually(async () => (w.library("/acme/crashy")?.state === "finalized" ? w.library("/acme/crashy") : undefined));
@@ -190,7 +159,7 @@ describe("the public API", () => {
     const w = await world();
     const repo = await git.createRepo("private", "acme", "locked", DOCS);
     await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true, gitToken: "wrong" }, w.keys.proOwner);
-    const failed = await eventually(async () => (w.library("/acme/locked")?.state === "failed" ? w.library("/acme/locked") : undefined));
+    const failed = await eventually(async () => (w.library("/team-2/acme/locked")?.state === "failed" ? w.library("/team-2/acme/locked") : undefined));
     expect(failed.state_reason).toMatch(/^repository_auth_failed/);
   });
 
@@ -210,7 +179,7 @@ describe("the public API", () => {
     const badBranch = await w.call("/v1/refresh", { libraryName: "/acme/tools", branch: "develop" }, w.keys.proOwner);
     expect(badBranch.status).toBe(404);
     expect(badBranch.json).toMatchObject({ error: "branch_not_found" });
-    expect(badBranch.json.message).toContain("added branches: main");
+    expect(badBranch.json.message).toContain("its branches: main.");
 
     await repo.commit({ "README.md": "# Gadgets\n\n```js\nconst g = new Gadget({ rows: 2 })\n```\n" });
     const refreshed = await w.call("/v1/refresh", { libraryName: "/acme/tools", branch: "main" }, w.keys.proOwner);

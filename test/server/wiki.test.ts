@@ -81,9 +81,9 @@ describe("wiki spaces", () => {
     const before = wiki.requests.length;
     const response = await submit(SPACE);
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ libraryName: "/wiki/eng", message: "Wiki space ENG was submitted for processing." });
-    await eventually(async () => snippets("/wiki/eng").library?.state === "finalized");
-    const code = snippets("/wiki/eng").rows.filter((r) => r.kind === "code");
+    expect(response.json).toEqual({ libraryName: "/team-1/wiki/eng", message: "Wiki space ENG was submitted for processing." });
+    await eventually(async () => snippets("/team-1/wiki/eng").library?.state === "finalized");
+    const code = snippets("/team-1/wiki/eng").rows.filter((r) => r.kind === "code");
     expect(code.map((r) => r.content)).toEqual(PAGES.map((p) => /CDATA\[(.*)\]\]/.exec(p.storage)![1]));
     expect(code.map((r) => r.source_path)).toEqual(PAGES.map((p) => `pages/${p.id}#overview-of-${p.title.toLowerCase()}`));
     // 5 pages at 2 per response: 3 listing requests, each after the first carrying the server's cursor.
@@ -99,8 +99,8 @@ describe("wiki spaces", () => {
   it("indexes only the given pageIds", async () => {
     const { submit, snippets } = await setup();
     expect((await submit({ ...SPACE, pageIds: ["1002", "1004"] })).status).toBe(200);
-    await eventually(async () => snippets("/wiki/eng").library?.state === "finalized");
-    expect(snippets("/wiki/eng").rows.filter((r) => r.kind === "code").map((r) => r.language)).toEqual(["js", "java"]);
+    await eventually(async () => snippets("/team-1/wiki/eng").library?.state === "finalized");
+    expect(snippets("/team-1/wiki/eng").rows.filter((r) => r.kind === "code").map((r) => r.language)).toEqual(["js", "java"]);
   });
 
   it("refuses a project of another team, a cloud without a connected account, a foreign siteUrl and bad bodies", async () => {
@@ -119,7 +119,7 @@ describe("wiki spaces", () => {
   it("a token the wiki refuses fails the job with the reason", async () => {
     const { submit, snippets } = await setup("expired-token");
     expect((await submit(SPACE)).status).toBe(200);
-    const failed = await eventually(async () => (snippets("/wiki/eng").library?.state === "failed" ? snippets("/wiki/eng").library : undefined));
+    const failed = await eventually(async () => (snippets("/team-1/wiki/eng").library?.state === "failed" ? snippets("/team-1/wiki/eng").library : undefined));
     expect(failed.state_reason).toMatch(/^repository_auth_failed: The wiki at 127\.0\.0\.1:\d+ refused the connection's token \(HTTP 401\)/);
   });
 });

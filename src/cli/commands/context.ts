@@ -11,11 +11,11 @@ export async function run(argv: { id: string; query: string; tokens: number; dat
   if (!Number.isInteger(argv.tokens) || argv.tokens < CONTEXT_TOKENS.min || argv.tokens > CONTEXT_TOKENS.max) {
     throw new LdsError("validation_error", `--tokens must be a whole number from ${CONTEXT_TOKENS.min} to ${CONTEXT_TOKENS.max}, not ${argv.tokens}.`);
   }
-  const ref = parseLibraryRef(argv.id);
+  parseLibraryRef(argv.id);
   return withVolume(
     argv.dataDir,
     async (volume) => {
-      const answer = await buildContext(volume, OPERATOR_ACCESS, { ref, query: argv.query, tokens: argv.tokens });
+      const answer = await buildContext(volume, OPERATOR_ACCESS, { libraryId: argv.id, query: argv.query, tokens: argv.tokens });
       if (argv.json) process.stdout.write(JSON.stringify(contextAsJson(answer), null, 2) + "\n");
       else process.stdout.write(contextAsText(answer) || `No snippet fits a budget of ${argv.tokens} tokens; try a larger --tokens.\n`);
       return 0;

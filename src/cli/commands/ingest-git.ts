@@ -1,4 +1,6 @@
+import { gitPolicyFromEnv } from "../../config/git-settings.js";
 import { ingestGitRepository } from "../../ops/ingest-git.js";
+import { resolveIngestTarget } from "../../ops/ingest-target.js";
 import { interruptSignal } from "../signals.js";
 import { withVolume } from "../with-volume.js";
 
@@ -15,24 +17,26 @@ interface IngestArgs {
 }
 
 export async function run(argv: IngestArgs): Promise<number> {
+  // The same settings as the server (LDS_GIT_*), plus any --allow-http-host.
+  const policy = gitPolicyFromEnv(process.env, argv.allowHttpHost);
   return withVolume(
     argv.dataDir,
     async (volume) => {
       const interrupt = interruptSignal();
       try {
+        const target = resolveIngestTarget(volume, argv.url, policy, argv);
         const result = await ingestGitRepository({
           volume,
           repositoryUrl: argv.url,
-          branch: argv.tag ?? argv.branch,
-          version: argv.tag === undefined ? undefined : (argv.versionName ?? argv.tag),
+          ...target,
           // Never a flag: command lines show in `ps` and shell history.
           token: process.env.LDS_GIT_TOKEN || undefined,
           skipVersionFiltering: argv.skipVersionFiltering,
           generateDocs: argv.generateDocs,
-          allowHttpHosts: argv.allowHttpHost,
+          ...policy,
           signal: interrupt.signal,
         });
-        const name = `${result.libraryId}${argv.tag ? `/${argv.versionName ?? argv.tag}` : ""}`;
+        const name = `${result.libraryId}${target.version ? `/${target.version}` : ""}`;
         if (argv.json) process.stdout.write(JSON.stringify(result) + "\n");
         else if (result.unchanged) process.stdout.write(`${name}: ${result.branch} is still at ${result.commit.slice(0, 12)}; nothing to do.\n`);
         else process.stdout.write(`${name}: indexed ${result.snippets} snippets from ${result.branch} at ${result.commit.slice(0, 12)}.\n`);

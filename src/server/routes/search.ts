@@ -4,7 +4,6 @@ import { buildContext, contextAsJson } from "../../search/context.js";
 import { CONTEXT_TOKENS } from "../../search/context-budget.js";
 import { contextAsText } from "../../search/context-text.js";
 import { callerAccess } from "../../search/library-access.js";
-import { parseLibraryRef } from "../../search/library-ref.js";
 import { searchLibraries } from "../../search/library-search.js";
 
 /** Library search and context retrieval, in the shapes of the hosted services' public API (docs/api.md). */
@@ -47,7 +46,7 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
     },
     async (request, reply) => {
       const { libraryId, query, type, tokens } = request.query;
-      const answer = await buildContext(volume, callerAccess(volume.db, request.caller!), { ref: parseLibraryRef(libraryId), query, tokens });
+      const answer = await buildContext(volume, callerAccess(volume.db, request.caller!), { libraryId, query, tokens });
       if (type === "txt") return reply.type("text/plain; charset=utf-8").send(contextAsText(answer));
       return contextAsJson(answer);
     },

@@ -1,0 +1,48 @@
+import { LdsError } from "../errors.js";
+import { checkRepositoryUrl, DEFAULT_GIT_HOST, gitLibraryId, type GitUrlPolicy } from "../sources/git-url.js";
+import { findLibrary, insertLibrary, librariesBySource } from "../store/libraries.js";
+import type { OpenVolume } from "./open-volume.js";
+import { trackedBranch } from "./submit-repository.js";
+import { checkVersionName } from "./version-name.js";
+
+export interface IngestTarget {
+  libraryId: string;
+  /** The ref to fetch: a branch or tag; undefined for the repository's default branch. */
+  branch?: string;
+  /** Set when the ref is indexed as a pinned version rather than as the library's current content. */
+  version?: string;
+}
+
+/**
+ * What `lds ingest git URL [--branch B | --tag T]` indexes, with the same rules as a submission: the library of
+ * this source (created public on first use), never one whose id another source holds; a branch other than the one
+ * the library serves is added as a pinned version instead of switching it (`lds libraries move` switches).
+ */
+export function resolveIngestTarget(volume: OpenVolume, rawUrl: string, policy: GitUrlPolicy, ref: { branch?: string; tag?: string; versionName?: string }): IngestTarget {
+  const { db } = volume;
+  const repo = checkRepositoryUrl(rawUrl, policy);
+  const bySource = librariesBySource(db, repo.sourceKey);
+  let library = bySource.find((l) => !l.private) ?? (bySource.length === 1 ? bySource[0] : undefined);
+  if (!library) {
+    const id = gitLibraryId(repo, { defaultHost: policy.defaultHost ?? DEFAULT_GIT_HOST });
+    const taken = findLibrary(db, id);
+    if (taken) {
+      throw new LdsError("source_conflict", `The library id ${id} is already taken by ${taken.source_key ?? "another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, {
+        hint: `To move ${id} to this repository: lds libraries move ${id} --to ${repo.url.href}`,
+      });
+    }
+    insertLibrary(db, { id, teamId: null, title: repo.path[repo.path.length - 1]!, source: "git", sourceUrl: repo.url.href, sourceKey: repo.sourceKey, private: false, ownerUserId: null });
+    library = findLibrary(db, id)!;
+  }
+  if (ref.tag !== undefined) {
+    const version = ref.versionName ?? ref.tag;
+    checkVersionName(version);
+    return { libraryId: library.id, branch: ref.tag, version };
+  }
+  const served = trackedBranch(db, library);
+  if (ref.branch !== undefined && served !== undefined && ref.branch !== served) {
+    checkVersionName(ref.branch);
+    return { libraryId: library.id, branch: ref.branch, version: ref.branch };
+  }
+  return { libraryId: library.id, branch: ref.branch ?? served };
+}

@@ -1,0 +1,42 @@
+import { LdsError } from "../errors.js";
+import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
+import { recordAudit } from "../store/audit.js";
+import { enqueueJob } from "../store/jobs.js";
+import { findLibrary, libraryOptions, librariesBySource, setLibraryOptions, setLibraryState } from "../store/libraries.js";
+import type { OpenVolume } from "./open-volume.js";
+
+export interface MoveRequest {
+  libraryId: string;
+  /** The new repository URL. */
+  to: string;
+  /** The branch the library serves from now on; absent: the new repository's default branch. */
+  branch?: string;
+  /** Who did it, for the audit log (the operator's OS user). */
+  actor: string;
+}
+
+/**
+ * Point a library at a new source (an operator's decision, `lds libraries move`): the library keeps its id and
+ * serves its current snippets until the new source is indexed (a job is queued for the server). Recorded in the
+ * audit log with the old and the new source, so it can be reviewed and undone by moving it back.
+ */
+export function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, request: MoveRequest): { from: string; to: string } {
+  const { db, key } = volume;
+  const library = findLibrary(db, request.libraryId);
+  if (!library) throw new LdsError("library_not_found", `No library ${request.libraryId}.`, { hint: "List them with `lds libraries list`." });
+  if (library.source !== "git") throw new LdsError("validation_error", `${request.libraryId} is a wiki space; only git libraries can be moved.`);
+  const repo = checkRepositoryUrl(request.to, policy);
+  const other = librariesBySource(db, repo.sourceKey).find((l) => l.id !== library.id && l.private === library.private && l.team_id === library.team_id);
+  if (other) {
+    throw new LdsError("source_conflict", `${repo.sourceKey} is already the source of ${other.id}; nothing was changed.`, { hint: `Use ${other.id}, or move it elsewhere first.` });
+  }
+  const from = library.source_url ?? "";
+  db.transaction(() => {
+    db.prepare("UPDATE libraries SET source_url = ?, source_key = ?, branches = '[]' WHERE id = ?").run(repo.url.href, repo.sourceKey, library.id);
+    setLibraryOptions(db, library.id, { ...libraryOptions(db, library.id), branch: request.branch });
+    enqueueJob(db, key, { library_id: library.id, kind: "refresh", payload: { url: repo.url.href, ...libraryOptions(db, library.id), teamId: library.team_id ?? undefined } });
+    setLibraryState(db, library.id, "queued");
+    recordAudit(db, { actor: request.actor, action: "library.move", subject: library.id, details: { from, to: repo.url.href, branch: request.branch ?? null } });
+  })();
+  return { from, to: repo.url.href };
+}

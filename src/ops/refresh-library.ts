@@ -1,0 +1,59 @@
+import { LdsError } from "../errors.js";
+import { accessDenied, callerAccess } from "../search/library-access.js";
+import type { Caller } from "../store/api-keys.js";
+import { enqueueJob, type JobPayload } from "../store/jobs.js";
+import { findLibrary, libraryOptions } from "../store/libraries.js";
+import type { OpenVolume } from "./open-volume.js";
+import { trackedBranch } from "./submit-repository.js";
+import { wikiPayloadOf } from "./submit-wiki.js";
+
+const LIBRARY_ID = /^\/[A-Za-z0-9._:-]+(\/[A-Za-z0-9._@-]+){1,7}$/;
+
+export interface RefreshRequest {
+  libraryName: string;
+  branch?: string;
+  gitToken?: string;
+}
+
+/**
+ * Refresh a library (POST /v1/refresh). Without `branch`, or with the branch the library serves, its current
+ * content is fetched again; with a branch added to it (a pinned version), that version is. Any other branch is
+ * branch_not_found, naming the branches the library has.
+ */
+export function refreshLibrary(volume: OpenVolume, caller: Caller, request: RefreshRequest, chargeRefresh: (isOwner: boolean) => void): { message: string } {
+  const { db, key } = volume;
+  const { libraryName, branch, gitToken } = request;
+  if (!LIBRARY_ID.test(libraryName)) {
+    throw new LdsError("invalid_library_id", `"${libraryName.slice(0, 100)}" is not a library id of the form /owner/repo or /<source>/<id>.`);
+  }
+  const library = findLibrary(db, libraryName);
+  // The same visibility rules as search and context: another team's private library does not exist for the caller.
+  const access = callerAccess(db, caller);
+  if (!library || !access.canSee(library)) {
+    throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: "Submit it first with POST /v2/add/repo/hostb." });
+  }
+  if (!access.mayUse(libraryName)) throw accessDenied(libraryName);
+  if (library.private && caller.plan === "free") throw new LdsError("forbidden", "Private sources require a Pro or Enterprise plan.");
+
+  let payload: JobPayload;
+  if (library.source === "wiki") {
+    if (branch) throw new LdsError("branch_not_found", `${libraryName} is a wiki space: it has no branches.`);
+    payload = wikiPayloadOf(library.source_url!, library.team_id ?? caller.teamId);
+  } else {
+    const options = libraryOptions(db, library.id);
+    const served = trackedBranch(db, library);
+    const versions = db.prepare("SELECT name, ref FROM library_versions WHERE library_id = ? ORDER BY name").all(library.id) as Array<{ name: string; ref: string }>;
+    const added = versions.find((v) => v.name === branch || v.ref === branch);
+    if (branch && branch !== served && !added) {
+      const names = [served ?? "(default branch)", ...versions.map((v) => v.name)];
+      throw new LdsError("branch_not_found", `The branch "${branch}" is not part of ${libraryName}; its branches: ${names.join(", ")}.`, {
+        hint: `Add it with POST /v2/add/repo/hostb {"docsRepoUrl": "…", "branch": "${branch}"}.`,
+      });
+    }
+    payload = { url: library.source_url!, teamId: caller.teamId, ...options };
+    if (branch && branch !== served && added) Object.assign(payload, { branch: added.ref, version: added.name });
+  }
+  chargeRefresh(library.owner_user_id === caller.userId);
+  enqueueJob(db, key, { library_id: library.id, kind: "refresh", payload }, gitToken);
+  return { message: `Refresh of ${libraryName}${branch ? ` (${branch})` : ""} started.` };
+}

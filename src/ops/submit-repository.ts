@@ -1,0 +1,152 @@
+import { isLdsError, LdsError } from "../errors.js";
+import { accessDenied, callerAccess } from "../search/library-access.js";
+import { checkRepositoryUrl, DEFAULT_GIT_HOST, gitLibraryId, type GitUrlPolicy, type RepositoryUrl } from "../sources/git-url.js";
+import { teamMayUse } from "../store/accounts.js";
+import type { Caller } from "../store/api-keys.js";
+import { gitConnectionToken } from "../store/connections.js";
+import { enqueueJob, hasPendingJob } from "../store/jobs.js";
+import { findLibrary, insertLibrary, libraryOptions, librariesBySource, servedBranch, setLibraryOptions, setLibraryState, type LibraryRow } from "../store/libraries.js";
+import { checkVersionName } from "./version-name.js";
+import type { OpenVolume } from "./open-volume.js";
+
+export interface RepositorySubmission {
+  docsRepoUrl: string;
+  gitToken?: string;
+  private?: boolean;
+  skipVersionFiltering?: boolean;
+  generateDocs?: boolean;
+  /** A new library serves this branch; an existing one gets it added as a pinned version (docs/api.md, "Branches"). */
+  branch?: string;
+}
+
+export interface SubmissionContext {
+  volume: OpenVolume;
+  caller: Caller;
+  policy: GitUrlPolicy;
+  /** Counts a re-submission that starts a refresh against the caller's refresh limit (throws when over it). */
+  chargeRefresh: (isOwner: boolean) => void;
+}
+
+export interface SubmissionAnswer {
+  libraryName: string;
+  message: string;
+}
+
+/**
+ * Submit a git repository (POST /v2/add/repo/hostb). A library's source is fixed when it is created: the same
+ * id from another source is refused (409 source_conflict) and changes nothing; the same source again is a refresh
+ * under the refresh limits, or a no-op while one is pending.
+ */
+export function submitRepository(ctx: SubmissionContext, body: RepositorySubmission): SubmissionAnswer {
+  const { db, key } = ctx.volume;
+  const { caller, policy } = ctx;
+  const repo = repositoryUrl(body.docsRepoUrl, policy);
+  if (body.generateDocs && !body.private) {
+    throw new LdsError("validation_error", "generateDocs applies to private repository submissions only.", { hint: 'Add "private": true, or leave generateDocs out.' });
+  }
+  if (body.private) {
+    if (caller.role === "member") throw new LdsError("forbidden", "Only team owners and admins can add private repositories.");
+    if (caller.plan === "free") throw new LdsError("forbidden", "Your plan does not allow private repositories: a Pro plan or a team is required.");
+  }
+  if (body.branch !== undefined) checkBranchName(body.branch);
+  const defaultHost = policy.defaultHost ?? DEFAULT_GIT_HOST;
+  if (!body.gitToken) refuseUnpinnedConnection(ctx, repo, defaultHost, Boolean(body.private));
+
+  const access = callerAccess(db, caller);
+  // The library of this source, under whatever id it was created (0.3.0 ids had no team scope or host).
+  const bySource = librariesBySource(db, repo.sourceKey).find((l) => (body.private ? l.private && l.team_id === caller.teamId : !l.private));
+  if (bySource && !teamMayUse(db, caller.teamId, bySource.id)) throw accessDenied(bySource.id);
+  if (bySource && body.private && body.branch === undefined) {
+    throw new LdsError("duplicate_repo", `The private repository ${repo.sourceKey} is already in your team as ${bySource.id}.`, {
+      hint: `Refresh it with POST /v1/refresh {"libraryName": "${bySource.id}"}.`,
+    });
+  }
+  if (bySource) return body.branch !== undefined && body.branch !== trackedBranch(db, bySource) ? addBranch(ctx, bySource, body) : resubmit(ctx, bySource, body);
+  const libraryId = gitLibraryId(repo, { defaultHost, privateTeamId: body.private ? caller.teamId : undefined });
+  if (!teamMayUse(db, caller.teamId, libraryId)) throw accessDenied(libraryId);
+  const taken = findLibrary(db, libraryId);
+  // Taken by another source (another host's repository before ids named hosts, or another team's private library
+  // of 0.3.0): refused, naming the other source only when the caller may see that library.
+  if (taken) throw sourceConflict(libraryId, repo, access.canSee(taken) ? taken : undefined);
+  db.transaction(() => {
+    insertLibrary(db, {
+      id: libraryId,
+      teamId: body.private ? caller.teamId : null,
+      title: repo.path[repo.path.length - 1]!,
+      source: "git",
+      sourceUrl: repo.url.href,
+      sourceKey: repo.sourceKey,
+      private: Boolean(body.private),
+      ownerUserId: caller.userId,
+    });
+    setLibraryOptions(db, libraryId, { skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, branch: body.branch });
+    enqueueJob(db, key, { library_id: libraryId, kind: "ingest", payload: { url: repo.url.href, branch: body.branch, skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, teamId: caller.teamId } }, body.gitToken);
+  })();
+  return { libraryName: libraryId, message: `Repository ${libraryId} was submitted for processing.` };
+}
+
+/** The same source again: a refresh of the library's served branch (under the refresh limits), or nothing if one is pending. */
+function resubmit(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): SubmissionAnswer {
+  const { db, key } = ctx.volume;
+  if (hasPendingJob(db, library.id)) {
+    return { libraryName: library.id, message: `Repository ${library.id} is already a library and is being processed; nothing was changed.` };
+  }
+  ctx.chargeRefresh(library.owner_user_id === ctx.caller.userId);
+  const options = libraryOptions(db, library.id);
+  db.transaction(() => {
+    enqueueJob(db, key, { library_id: library.id, kind: "refresh", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options } }, body.gitToken);
+    setLibraryState(db, library.id, "queued");
+  })();
+  return { libraryName: library.id, message: `Repository ${library.id} is already a library; a refresh was started.` };
+}
+
+/** A branch other than the served one: indexed as a pinned version named after it (/owner/repo/<branch>). */
+function addBranch(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): SubmissionAnswer {
+  const { db, key } = ctx.volume;
+  const branch = body.branch!;
+  if (!hasPendingJob(db, library.id, branch)) {
+    const options = libraryOptions(db, library.id);
+    enqueueJob(db, key, { library_id: library.id, kind: "ingest", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options, branch, version: branch } }, body.gitToken);
+  }
+  return { libraryName: library.id, message: `Branch ${branch} of ${library.id} was submitted for processing; pin it as ${library.id}/${branch}.` };
+}
+
+/** The branch a library serves: as submitted, else as last fetched (the repository's default at the time). */
+export function trackedBranch(db: OpenVolume["db"], library: LibraryRow): string | undefined {
+  return libraryOptions(db, library.id).branch ?? servedBranch(library);
+}
+
+/** Without a gitToken, the team's connection is used: it must be pinned to the repository's host. */
+function refuseUnpinnedConnection(ctx: SubmissionContext, repo: RepositoryUrl, defaultHost: string, isPrivate: boolean): void {
+  if (!isPrivate) return;
+  const found = gitConnectionToken(ctx.volume.db, ctx.volume.key, ctx.caller.teamId, repo.host, defaultHost);
+  if (found.token || found.otherHosts === null) return;
+  throw new LdsError("forbidden", `Your team's connected git account is not valid for ${repo.host} (it is for ${found.otherHosts.join(", ")}); its token is never sent to another host.`, {
+    hint: `Pass a gitToken for ${repo.host}, or ask an operator to connect an account for it (lds connections add-git --host ${repo.host}).`,
+  });
+}
+
+function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: LibraryRow | undefined): LdsError {
+  return new LdsError("source_conflict", `The library id ${libraryId} is already taken${existing?.source_key ? ` by ${existing.source_key}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, {
+    hint: "A library's source is fixed when it is created; an operator can move it with `lds libraries move`.",
+  });
+}
+
+function checkBranchName(branch: string): void {
+  try {
+    checkVersionName(branch);
+  } catch {
+    throw new LdsError("validation_error", `branch "${branch.slice(0, 100)}" is not supported: a branch is pinned by its name, which must be letters, digits, ".", "_" and "-".`, {
+      hint: "An operator can index other branches with `lds ingest git URL --tag BRANCH --version-name NAME`.",
+    });
+  }
+}
+
+function repositoryUrl(raw: string, policy: GitUrlPolicy): RepositoryUrl {
+  try {
+    return checkRepositoryUrl(raw, policy);
+  } catch (err) {
+    if (isLdsError(err, "repository_url_invalid")) throw new LdsError("validation_error", `docsRepoUrl: ${err.message}`, { hint: err.hint });
+    throw err;
+  }
+}

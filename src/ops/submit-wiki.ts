@@ -1,0 +1,66 @@
+import { LdsError } from "../errors.js";
+import { accessDenied } from "../search/library-access.js";
+import type { Caller } from "../store/api-keys.js";
+import { teamMayUse } from "../store/accounts.js";
+import { findWikiConnection, normalise, teamHasProject } from "../store/connections.js";
+import { enqueueJob, type WikiJobPayload } from "../store/jobs.js";
+import { findLibrary, insertLibrary } from "../store/libraries.js";
+import type { OpenVolume } from "./open-volume.js";
+
+export interface WikiSubmission {
+  cloudId: string;
+  siteUrl: string;
+  spaceKey: string;
+  spaceName: string;
+  title: string;
+  description: string;
+  projectId: string;
+  pageIds?: string[];
+}
+
+/**
+ * Submit a wiki space (POST /v2/add/wiki) through the team's connected wiki account. Wiki libraries are private to
+ * their team, so their id is scoped to it (/team-<id>/wiki/<space>): two teams' ENG spaces never collide, and no
+ * answer tells a team what another has indexed.
+ */
+export function submitWikiSpace(volume: OpenVolume, caller: Caller, body: WikiSubmission): { libraryName: string; message: string } {
+  const { db, key } = volume;
+  if (!teamHasProject(db, caller.teamId, body.projectId)) {
+    throw new LdsError("team_not_found", `Project ${body.projectId} is not a project of your team.`, { hint: "An operator adds projects with `lds teams add-project`." });
+  }
+  const connection = findWikiConnection(db, caller.teamId, body.cloudId);
+  if (!connection) {
+    throw new LdsError("forbidden", `Your team has no wiki account connected for cloud ${body.cloudId}.`, { hint: "An operator connects one with `lds connections add-wiki`." });
+  }
+  if (normalise(body.siteUrl) !== connection.siteUrl) {
+    throw new LdsError("validation_error", `siteUrl ${body.siteUrl} is not the site of the connected wiki account.`);
+  }
+  const libraryId = `/team-${caller.teamId}/wiki/${body.spaceKey.toLowerCase()}`;
+  if (!teamMayUse(db, caller.teamId, libraryId)) throw accessDenied(libraryId);
+  if (findLibrary(db, libraryId)) {
+    throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it with POST /v1/refresh {"libraryName": "${libraryId}"}.` });
+  }
+  const origin = `confluence://${body.cloudId}/${body.spaceKey}${body.pageIds?.length ? `?pages=${body.pageIds.join(",")}` : ""}`;
+  db.transaction(() => {
+    insertLibrary(db, {
+      id: libraryId,
+      teamId: caller.teamId,
+      title: body.title,
+      description: body.description,
+      source: "wiki",
+      sourceUrl: origin,
+      sourceKey: origin.toLowerCase(),
+      private: true,
+      ownerUserId: caller.userId,
+    });
+    enqueueJob(db, key, { library_id: libraryId, kind: "ingest", payload: wikiPayloadOf(origin, caller.teamId) });
+  })();
+  return { libraryName: libraryId, message: `Wiki space ${body.spaceKey} was submitted for processing.` };
+}
+
+/** Wiki libraries keep their origin as confluence://<cloudId>/<spaceKey>[?pages=1,2]. */
+export function wikiPayloadOf(sourceUrl: string, teamId: number): WikiJobPayload {
+  const url = new URL(sourceUrl);
+  const pages = url.searchParams.get("pages");
+  return { source: "wiki", teamId, cloudId: url.host, spaceKey: url.pathname.slice(1), pageIds: pages ? pages.split(",") : undefined };
+}
