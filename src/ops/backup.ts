@@ -11,6 +11,7 @@ import { runHeavy } from "../util/worker.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
+import { enterVolume } from "./enter-volume.js";
 
 export interface BackupOptions {
   dataDir: string;
@@ -53,13 +54,18 @@ const STAGING_PREFIX = "backup-staging-";
 export async function backup(options: BackupOptions): Promise<BackupResult> {
   const started = Date.now();
   const volume = dataVolume(options.dataDir);
-  if (!fs.existsSync(volume.db)) {
-    throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (lds.db).`, {
-      hint: "Point --data-dir (or LDS_DATA_DIR) at the server's data volume.",
-    });
-  }
   if (options.keep !== undefined) assertKeep(options.keep);
-  const lock = options.lock ?? lockBackup(volume);
+  if (!fs.existsSync(volume.root)) throw noDatabase(volume.root);
+  // Registered as a user of the volume: a restore cannot swap files under the snapshot (issue 11, item 6).
+  const entry = enterVolume(volume.root, "backup");
+  let lock: HeldLock;
+  try {
+    if (!fs.existsSync(volume.db)) throw noDatabase(volume.root);
+    lock = options.lock ?? lockBackup(volume);
+  } catch (err) {
+    entry.leave();
+    throw err;
+  }
   let staging: string | undefined;
   try {
     removeAbandonedStaging(volume.root);
@@ -113,6 +119,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   } finally {
     if (staging) fs.rmSync(staging, { recursive: true, force: true });
     lock.release();
+    entry.leave();
   }
 }
 
@@ -166,3 +173,9 @@ function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
 }
 
+
+function noDatabase(root: string): LdsError {
+  return new LdsError("data_dir_invalid", `${root} holds no LDS database (lds.db).`, {
+    hint: "Point --data-dir (or LDS_DATA_DIR) at the server's data volume.",
+  });
+}

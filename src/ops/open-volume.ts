@@ -4,6 +4,7 @@ import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { keyFingerprint, loadOrCreateKey } from "../secrets/key-file.js";
 import { countSecrets } from "../store/secrets-table.js";
+import { exists } from "../util/files.js";
 import { openStore } from "../store/open-store.js";
 import { getSetting, setSetting } from "../store/settings.js";
 import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
@@ -30,6 +31,12 @@ const FINGERPRINT_SETTING = "secret_key.fingerprint";
 export function openVolume(root: string, embedder: Embedder = createHashingEmbedder()): OpenVolume {
   const volume = dataVolume(root);
   ensureDirectory(volume.root);
+  // Never open (or create) lds.db while a restore is half done: its files are being moved (enter-volume.ts).
+  if (exists(volume.restoreJournal)) {
+    throw new LdsError("volume_locked", `${volume.root} holds an interrupted restore (${volume.restoreJournal}); it must be finished before the volume is opened.`, {
+      hint: "Run any lds command on this data volume (or lds serve): it finishes the restore first.",
+    });
+  }
   const db = openStore(volume.db);
   let vectors: VectorIndex | undefined;
   try {

@@ -69,7 +69,7 @@ export function completeRestore(volume: DataVolume, journal: RestoreJournal): vo
     }
     fs.mkdirSync(journal.preRestoreDir, { recursive: true, mode: 0o700 });
     for (const file of liveFiles(volume)) {
-      if (exists(file)) fs.renameSync(file, path.join(journal.preRestoreDir, path.basename(file)));
+      if (exists(file)) fs.renameSync(file, freeName(path.join(journal.preRestoreDir, path.basename(file))));
       failpoint("restore-moving-out");
     }
     fsyncDirectory(journal.preRestoreDir);
@@ -127,4 +127,15 @@ export function describeRecovery(report: RecoveryReport): string[] {
     lines.push(`Discarded ${report.discarded.length} unfinished restore folder(s) from before their point of no return; the data was not changed.`);
   }
   return lines;
+}
+
+/**
+ * Never overwrite what an earlier run of this phase already moved aside: a file found live again was created
+ * after the interruption (by a process that ignored the journal), and is kept beside the original instead.
+ */
+function freeName(target: string): string {
+  if (!exists(target)) return target;
+  let n = 1;
+  while (exists(`${target}.after-interruption-${n}`)) n++;
+  return `${target}.after-interruption-${n}`;
 }

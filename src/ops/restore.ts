@@ -10,7 +10,7 @@ import type { Destination } from "../destinations/destination.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { exists } from "../util/files.js";
 import { failpoint } from "../util/failpoint.js";
-import { lockVolumeExclusive } from "../volume/volume-locks.js";
+import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 import { openArchiveFile } from "./archive-file.js";
 import { ensureDirectory } from "./open-volume.js";
 import { prepareRestoredDatabases } from "./prepare-restored-db.js";
@@ -56,6 +56,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
   const volume = dataVolume(options.dataDir);
   ensureDirectory(volume.root);
   const lock = options.underServerLock ? null : lockVolumeExclusive(volume, "restore");
+  if (lock) refuseWhileInUse(volume, lock);
   let work: string | undefined;
   try {
     const recovery = recoverInterruptedRestore(volume);

@@ -11,7 +11,8 @@ import { buildApp, type AppSettings } from "../server/app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../util/worker.js";
-import { lockVolumeExclusive } from "../volume/volume-locks.js";
+import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
+import { exists } from "../util/files.js";
 import { planLimits } from "../server/rate-limiter.js";
 import { createBackupRunner } from "./backup-runner.js";
 import { createJobRunner } from "./job-runner.js";
@@ -52,10 +53,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   runHeavyWorkOffThread(true);
   let opened: OpenVolume | undefined;
   try {
+    // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone.
+    if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) refuseWhileInUse(volume, lock);
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
     await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
     opened = openVolume(volume.root);
+    // From here commands may open the volume beside the server.
+    lock.setPurpose("server");
     await rebuildStaleVectors(opened, logger);
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, Number(env.LDS_SEARCH_TIMEOUT_MS) || undefined);
     await bootstrapAdmin(opened, env, logger);
@@ -121,7 +126,7 @@ async function takeVolume(volume: DataVolume, waitMs: number): Promise<HeldLock>
   const until = Date.now() + waitMs;
   for (;;) {
     try {
-      return lockVolumeExclusive(volume, "server");
+      return lockVolumeExclusive(volume, "server-starting");
     } catch (err) {
       if (!isLdsError(err, "volume_locked") || Date.now() >= until) throw err;
       await sleep(100);

@@ -1,7 +1,10 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { LdsError, fromSystemError, type ErrorCode } from "../errors.js";
 import { processExists } from "../util/process-exists.js";
+import { stallpoint } from "../util/failpoint.js";
+import { writeFileAtomic } from "../util/files.js";
 
 /** What a lock file records about its holder, so another process can tell a live holder from a dead one. */
 export interface LockOwner {
@@ -15,6 +18,8 @@ export interface LockOwner {
 
 export interface HeldLock {
   readonly file: string;
+  /** Say what the holder does now (a starting server that has finished recovering): replaced whole, atomically. */
+  setPurpose(purpose: string): void;
   release(): void;
 }
 
@@ -28,17 +33,23 @@ export interface AcquireOptions {
 }
 
 /**
- * Take a lock file with O_EXCL. A lock left by a dead process on this host is recovered; one held by a live
- * process, or written on another host (a shared network volume), is refused with the holder's details.
+ * Take a lock file atomically: the owner record is written to a private temporary file and then linked to the
+ * lock's name, which fails if the lock exists, so that no reader ever sees a lock file without its owner. A lock
+ * left by a dead process on this host is recovered; one held by a live process, or written on another host (a
+ * shared network volume), is refused with the holder's details.
  */
 export function acquireLock(file: string, options: AcquireOptions): HeldLock {
   const me = currentOwner(options.purpose);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      fs.writeFileSync(file, JSON.stringify(me) + "\n", { flag: "wx", mode: 0o600 });
-      return { file, release: () => releaseIfOurs(file, me) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw fromSystemError(err, file);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (linkNew(file, JSON.stringify(me) + "\n")) {
+      return {
+        file,
+        setPurpose: (purpose) => {
+          me.purpose = purpose;
+          writeFileAtomic(file, JSON.stringify(me) + "\n");
+        },
+        release: () => releaseIfOurs(file, me),
+      };
     }
     const owner = readOwner(file);
     if (owner && isAlive(owner)) {
@@ -51,12 +62,28 @@ export function acquireLock(file: string, options: AcquireOptions): HeldLock {
   });
 }
 
+/** Create `file` holding `content`, all at once, only if it does not exist. False when it exists. */
+function linkNew(file: string, content: string): boolean {
+  const temp = `${file}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    fs.writeFileSync(temp, content, { flag: "wx", mode: 0o600 });
+    stallpoint("lock-before-link", 1500);
+    fs.linkSync(temp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw fromSystemError(err, file);
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
 export function readOwner(file: string): LockOwner | null {
   try {
     const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as LockOwner;
     return typeof parsed.pid === "number" ? parsed : null;
   } catch {
-    // Missing, half-written (a crash between create and write) or garbage: treated as stale.
+    // Missing, or garbage (locks are written whole, so not ours): treated as stale.
     return null;
   }
 }
@@ -68,22 +95,36 @@ export function isAlive(owner: LockOwner): boolean {
   return owner.processStart === null || owner.processStart === processStartTime(owner.pid);
 }
 
-function removeStale(file: string, seen: LockOwner | null): void {
-  // Rename first, then check that what we moved is the stale lock we judged, so two recovering processes cannot
-  // delete each other's fresh locks; a fresh lock moved by mistake is put back at once.
-  const aside = `${file}.stale-${process.pid}`;
-  try {
-    fs.renameSync(file, aside);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw fromSystemError(err, file);
-  }
-  const moved = readOwner(aside);
-  if (moved && seen && (moved.pid !== seen.pid || moved.since !== seen.since) && isAlive(moved)) {
-    fs.renameSync(aside, file);
+/**
+ * Remove a lock judged stale, under a short-lived break lock, and only if it still holds what was judged: two
+ * processes recovering the same stale lock can then never remove the fresh lock one of them (or a third) took.
+ */
+function removeStale(file: string, judged: LockOwner | null): void {
+  const breaker = `${file}.break`;
+  if (!linkNew(breaker, JSON.stringify(currentOwner("break")) + "\n")) {
+    // Held for microseconds by a live process; one older than this was left by a process that died inside it.
+    if (ageMs(breaker) > BREAK_LOCK_STALE_MS) fs.rmSync(breaker, { force: true });
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     return;
   }
-  fs.rmSync(aside, { force: true });
+  try {
+    stallpoint("lock-stale-judged", 1500);
+    const now = readOwner(file);
+    const same = judged === null ? now === null : now !== null && now.pid === judged.pid && now.since === judged.since;
+    if (same && (now === null || !isAlive(now))) fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(breaker, { force: true });
+  }
+}
+
+const BREAK_LOCK_STALE_MS = 10_000;
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 function releaseIfOurs(file: string, me: LockOwner): void {
@@ -91,7 +132,7 @@ function releaseIfOurs(file: string, me: LockOwner): void {
   if (owner && owner.pid === me.pid && owner.since === me.since) fs.rmSync(file, { force: true });
 }
 
-function currentOwner(purpose: string): LockOwner {
+export function currentOwner(purpose: string): LockOwner {
   return {
     pid: process.pid,
     hostname: os.hostname(),

@@ -1,16 +1,21 @@
 import type { DataVolume } from "../config/data-volume.js";
+import { LdsError } from "../errors.js";
 import { acquireLock, type HeldLock } from "./lock-file.js";
+import { liveVolumeUsers } from "./volume-users.js";
 
-/** Held by `lds serve` for its whole life, and by `lds-restore` while it replaces files. */
-export function lockVolumeExclusive(volume: DataVolume, purpose: "server" | "restore"): HeldLock {
+/**
+ * Held by `lds serve` for its whole life, and by `lds-restore` while it replaces files. "server-starting" and
+ * "restore" are exclusive of every other process; commands may open the volume beside a plain "server".
+ */
+export function lockVolumeExclusive(volume: DataVolume, purpose: "server" | "server-starting" | "restore"): HeldLock {
   return acquireLock(volume.serverLock, {
     purpose,
     busyCode: "volume_locked",
     busyMessage: (owner) =>
-      `The data volume ${volume.root} is in use by ${owner.purpose === "server" ? "an LDS server" : `an LDS ${owner.purpose}`} ` +
+      `The data volume ${volume.root} is in use by ${owner.purpose.startsWith("server") ? "an LDS server" : `an LDS ${owner.purpose}`} ` +
       `(pid ${owner.pid} on ${owner.hostname}, since ${owner.since}).`,
     busyHint: (owner) =>
-      owner.purpose === "server"
+      owner.purpose.startsWith("server")
         ? `Stop that server first (systemctl stop lds, or kill -TERM ${owner.pid}), then run this again.`
         : `Wait for pid ${owner.pid} to finish, then run this again.`,
   });
@@ -24,5 +29,19 @@ export function lockBackup(volume: DataVolume): HeldLock {
     busyMessage: (owner) =>
       `A backup of ${volume.root} is already running (pid ${owner.pid} on ${owner.hostname}, since ${owner.since}).`,
     busyHint: () => "Wait for it to finish, then try again (a lock left by a crashed backup is recovered by itself).",
+  });
+}
+
+/**
+ * For a holder of server.lock about to replace the volume's files: refuse while commands still have it open
+ * (they registered before the lock was taken; any later one sees the lock and stops). Releases the lock first.
+ */
+export function refuseWhileInUse(volume: DataVolume, lock: HeldLock): void {
+  const users = liveVolumeUsers(volume);
+  if (users.length === 0) return;
+  lock.release();
+  const who = users.map((u) => `lds ${u.purpose} (pid ${u.pid})`).join(", ");
+  throw new LdsError("volume_locked", `The data volume ${volume.root} is open by ${who}; nothing was changed.`, {
+    hint: "Wait for those commands to finish (they are short), then run this again.",
   });
 }

@@ -10,14 +10,14 @@ import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** A second process that takes the server lock, says so, and holds it until killed. */
-async function holdLockInChild(root: string) {
+async function holdLockInChild(root: string, env: Record<string, string> = {}) {
   const script = `
     const { lockVolumeExclusive } = await import(${JSON.stringify(path.join(ROOT, "dist/volume/volume-locks.js"))});
     const { dataVolume } = await import(${JSON.stringify(path.join(ROOT, "dist/config/data-volume.js"))});
     lockVolumeExclusive(dataVolume(${JSON.stringify(root)}), "server");
     console.log("locked");
     setInterval(() => {}, 1000);`;
-  const child = execa("node", ["--input-type=module", "-e", script], { reject: false });
+  const child = execa("node", ["--input-type=module", "-e", script], { reject: false, env });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("locked") && resolve());
     child.on("exit", () => reject(new Error("child exited before locking")));
@@ -64,7 +64,30 @@ describe("volume locks", () => {
     expect(() => lockBackup(dataVolume(root))).toThrow(/some-other-host/);
   });
 
-  it("recover an empty or garbled lock file (a crash between create and write)", () => {
+  it("is taken atomically: a lock file is never seen without its owner, so a racing process cannot steal it (item 4)", async () => {
+    const root = tempDir();
+    // The first process stalls after writing its owner record and before the lock appears under its name...
+    const slow = holdLockInChild(root, { LDS_FAILPOINT: "lock-before-link" });
+    for (const until = Date.now() + 20_000; !fs.readdirSync(root).some((n) => n.startsWith("server.lock.new-")); ) {
+      if (Date.now() > until) throw new Error("the first process never reached the lock");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // ...meanwhile there is no lock file at all (never an empty one), so the second takes the lock whole.
+    expect(fs.readdirSync(root).filter((n) => n === "server.lock")).toEqual([]);
+    const fast = await holdLockInChild(root);
+    try {
+      // The slow one then finds a live holder and gives up instead of taking the lock as stale.
+      const outcome = await slow.then(() => "locked", (err: Error) => err.message);
+      expect(outcome).toMatch(/child exited before locking/);
+      expect(JSON.parse(fs.readFileSync(path.join(root, "server.lock"), "utf8")).pid).toBe(fast.child.pid);
+      expect(fs.readdirSync(root).filter((n) => n.includes(".new-"))).toEqual([]);
+    } finally {
+      fast.child.kill("SIGKILL");
+      await fast.child;
+    }
+  });
+
+  it("recover an empty or garbled lock file (left by a release before 0.4)", () => {
     const root = tempDir();
     fs.writeFileSync(path.join(root, "backup.lock"), "");
     const lock = lockBackup(dataVolume(root));

@@ -1,19 +1,14 @@
 import prompts from "prompts";
 import { hashPassword, assertAcceptable } from "../../admin/passwords.js";
-import { resolveDataDir } from "../../config/data-volume.js";
 import { LdsError } from "../../errors.js";
-import { openVolume } from "../../ops/open-volume.js";
+import { withVolume } from "../with-volume.js";
 import { insertAdmin } from "../../store/admins.js";
 
 export async function run(argv: { dataDir?: string; username: string; passwordStdin: boolean }): Promise<number> {
   const password = await readPassword(argv.passwordStdin);
   assertAcceptable(password);
-  const volume = openVolume(resolveDataDir(argv.dataDir));
-  try {
-    insertAdmin(volume.db, argv.username, await hashPassword(password));
-  } finally {
-    volume.close();
-  }
+  const hash = await hashPassword(password);
+  await withVolume(argv.dataDir, ({ db }) => insertAdmin(db, argv.username, hash), { purpose: "admin create" });
   process.stdout.write(`Created admin ${argv.username}. Log in with POST /api/auth/login.\n`);
   return 0;
 }
