@@ -3,6 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import { KEY_BYTES } from "../secrets/seal.js";
+import { keyMismatch } from "../secrets/key-match.js";
 import { schemaVersion } from "../store/migrate.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
 import { ARCHIVE_FILES, type Manifest } from "./manifest.js";
@@ -27,10 +28,16 @@ export function checkExtractedSnapshot(dir: string, manifest: Manifest): CheckRe
     throw damaged(ARCHIVE_FILES.db, `has schema version ${dbVersion}, the manifest says ${manifest.schemaVersion}`);
   }
   checkDatabase(at(ARCHIVE_FILES.vectors), ARCHIVE_FILES.vectors, true);
+  const mismatch = withDatabase(at(ARCHIVE_FILES.db), (db) => keyMismatch(db, fs.readFileSync(at(ARCHIVE_FILES.key))));
+  if (mismatch) {
+    throw new LdsError("archive_corrupt", `The archive is inconsistent: ${ARCHIVE_FILES.key} is not the key ${ARCHIVE_FILES.db} was sealed with (${mismatch}); a server could not start on it.`, {
+      hint: "Nothing was changed. Use another archive (made by 0.4 or later, which checks this when it writes one).",
+    });
+  }
   return [
     { part: ARCHIVE_FILES.db, ok: true, detail: `integrity_check ok, schema version ${dbVersion}` },
     { part: ARCHIVE_FILES.vectors, ok: true, detail: "integrity_check ok, vector table readable" },
-    { part: ARCHIVE_FILES.key, ok: true, detail: `${KEY_BYTES} bytes` },
+    { part: ARCHIVE_FILES.key, ok: true, detail: `${KEY_BYTES} bytes, the key the database was sealed with` },
   ];
 }
 
@@ -51,6 +58,15 @@ function checkDatabase(file: string, part: string, vectors: boolean): number {
     throw damaged(part, `is not a readable SQLite database (${(err as Error).message})`);
   } finally {
     db?.close();
+  }
+}
+
+function withDatabase<T>(file: string, use: (db: Database.Database) => T): T {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return use(db);
+  } finally {
+    db.close();
   }
 }
 

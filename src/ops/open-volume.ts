@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { keyFingerprint, loadOrCreateKey } from "../secrets/key-file.js";
+import { FINGERPRINT_SETTING } from "../secrets/key-match.js";
 import { countSecrets } from "../store/secrets-table.js";
 import { exists } from "../util/files.js";
 import { openStore } from "../store/open-store.js";
@@ -22,7 +23,6 @@ export interface OpenVolume {
   close(): void;
 }
 
-const FINGERPRINT_SETTING = "secret_key.fingerprint";
 
 /**
  * Open the data volume: create the directory (mode 0700) on first use, migrate lds.db, load or create

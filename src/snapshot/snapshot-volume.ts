@@ -6,6 +6,7 @@ import { LdsError, fromSystemError } from "../errors.js";
 import { ARCHIVE_FILES, type ManifestLibrary } from "../archive/manifest.js";
 import { schemaVersion } from "../store/migrate.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
+import { keyMismatch } from "../secrets/key-match.js";
 
 export interface Snapshot {
   /** Folder holding db/lds.db, vectors/vectors.db and key/secret.key, laid out as in the archive. */
@@ -40,7 +41,23 @@ export function snapshotVolume(volume: DataVolume, dir: string): Snapshot {
   } catch (err) {
     throw fromSystemError(err, volume.key);
   }
+  refuseForeignKey(target(ARCHIVE_FILES.db), target(ARCHIVE_FILES.key), volume);
   return { dir, ...describeSnapshot(target(ARCHIVE_FILES.db)) };
+}
+
+/** An archive whose key does not belong to its database restores into a server that cannot start: never write one. */
+function refuseForeignKey(dbFile: string, keyFile: string, volume: DataVolume): void {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    const mismatch = keyMismatch(db, fs.readFileSync(keyFile));
+    if (mismatch) {
+      throw new LdsError("key_missing", `${volume.key} is not the key ${volume.db} was sealed with (${mismatch}); no archive was written.`, {
+        hint: `Put back the secret.key that belongs to ${volume.db} (a pre-restore-* folder or an older archive holds it), then back up again.`,
+      });
+    }
+  } finally {
+    db.close();
+  }
 }
 
 function vacuumInto(source: string, destination: string, needsVectorExtension: boolean): void {

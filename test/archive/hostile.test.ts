@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -58,6 +59,7 @@ const cases: Array<{ name: string; code: "archive_unsafe" | "archive_corrupt"; m
   { name: "a missing file", code: "archive_corrupt", message: /key\/secret.key missing/, make: () => build([manifest(), db(), vectors()]) },
   { name: "a database that fails integrity_check (checksums recomputed)", code: "archive_corrupt", message: /db\/lds.db (fails SQLite's integrity_check|is not a readable SQLite database)/, make: () => withValidChecksums((d) => { d.body = Buffer.from(d.body!); d.body.fill(0xff, 4096, 4200); }, "db/lds.db") },
   { name: "a key of the wrong length (checksums recomputed)", code: "archive_corrupt", message: /key\/secret.key is 16 bytes/, make: () => withValidChecksums((k) => { k.body = k.body!.subarray(0, 16); }, "key/secret.key") },
+  { name: "a key that does not belong to its database (checksums recomputed)", code: "archive_corrupt", message: /key\/secret.key is not the key db\/lds.db was sealed with/, make: () => withValidChecksums((k) => { k.body = randomBytes(32); }, "key/secret.key") },
   { name: "a truncated archive", code: "archive_corrupt", message: /tar|truncated/i, make: () => bytes(goodBytes.subarray(0, Math.floor(goodBytes.length / 2) + 100)) },
   { name: "gzip garbage", code: "archive_corrupt", message: /gzip/i, make: () => bytes(Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(4096, 0x5a)])) },
   { name: "a truncated gzip archive", code: "archive_corrupt", message: /gzip|truncated|tar/i, make: () => { const gz = zlib.gzipSync(goodBytes); return bytes(gz.subarray(0, gz.length - 2000)); } },

@@ -91,6 +91,20 @@ describe("lds backup", () => {
     expect(busy.stderr).toMatch(/already running/);
   });
 
+  it("never writes an archive whose key does not belong to its database (issue 11, item 6)", async () => {
+    const dataDir = tempDir();
+    await seedVolume(dataDir, { secret: "a sealed token" });
+    // The key of another volume put in place (as a backup taken half-way through a swap of files would see it).
+    const other = tempDir();
+    await seedVolume(other);
+    fs.copyFileSync(path.join(other, "secret.key"), path.join(dataDir, "secret.key"));
+    const out = tempDir();
+    const refused = await runCli("backup", ["--data-dir", dataDir, "--to", out]);
+    expect(refused.exitCode).toBe(9);
+    expect(refused.stderr).toMatch(/^Error: .*secret\.key is not the key .*lds\.db was sealed with \(its fingerprint is not the one the database records\); no archive was written\./m);
+    expect(fs.readdirSync(out)).toEqual([]);
+  });
+
   it("takes a consistent snapshot while another process writes continuously", async () => {
     const dataDir = tempDir();
     await seedVolume(dataDir);
