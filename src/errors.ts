@@ -54,6 +54,7 @@ const TABLE = {
   not_authenticated: { status: 401, exit: EXIT.forbidden, summary: "no valid admin session" },
   login_failed: { status: 401, exit: EXIT.forbidden, summary: "wrong username or password" },
   not_downloadable: { status: 409, exit: EXIT.usage, summary: "the archive is not at a local destination" },
+  unsupported_media_type: { status: 415, exit: EXIT.usage, summary: "the body's content type is not accepted there" },
   payload_too_large: { status: 413, exit: EXIT.usage, summary: "the upload is larger than the configured limit" },
   repository_url_invalid: { status: 400, exit: EXIT.usage, summary: "the repository URL is not allowed" },
   repository_auth_failed: { status: 403, exit: EXIT.forbidden, summary: "the git host refused the token" },

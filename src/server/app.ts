@@ -7,6 +7,7 @@ import { assertLicenceAllowsPublicApi, type Licence } from "../licence/licence.j
 import type { BackupRunner } from "../ops/backup-runner.js";
 import type { OpenVolume } from "../ops/open-volume.js";
 import { authRoutes } from "./routes/auth.js";
+import { requireSameOrigin } from "./same-origin.js";
 import { backupRoutes } from "./routes/backup.js";
 import { healthRoutes } from "./routes/health.js";
 import { publicApiRoutes, type PublicApiOptions } from "./routes/public-api.js";
@@ -82,6 +83,7 @@ export function buildApp({ volume, jobs, publicApi, logger, runner, licence, req
   app.addHook("onRequest", async (request) => {
     if (PUBLIC_API.test(request.url)) assertLicenceAllowsPublicApi(licence());
   });
+  app.addHook("onRequest", requireSameOrigin);
 
   app.register(cookie);
   app.register(rateLimit, {

@@ -78,6 +78,34 @@ describe("admin sessions", () => {
     expect(limited.json.error).toBe("rate_limit_exceeded");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
   });
+
+  it("behind a trusted proxy, a rotating X-Forwarded-For does not buy more guesses for one account (item 9)", async () => {
+    const { api } = await server({ LDS_LOGIN_ATTEMPTS_PER_MINUTE: "3", LDS_TRUST_PROXY: "true" });
+    const from = (i: number) => ({ "x-forwarded-for": `198.51.100.${i}`, "content-type": "application/json" });
+    for (let i = 0; i < 3; i++) expect((await api.request("POST", "/api/auth/login", { username: ADMIN.username, password: "wrong" }, from(i))).status).toBe(401);
+    const limited = await api.request("POST", "/api/auth/login", { username: ADMIN.username, password: ADMIN.password }, from(99));
+    expect(limited.status).toBe(429);
+    expect(limited.json.error).toBe("rate_limit_exceeded");
+  });
+});
+
+describe("cross-site requests (item 8)", () => {
+  it("refuses a state-changing admin request from another origin, or with a form's content type", async () => {
+    const { api, dataDir, url } = await server();
+    await api.login();
+    const plain = await api.request("POST", "/api/backup", "{}", { "content-type": "text/plain" });
+    expect(plain.status).toBe(415);
+    expect(plain.json).toMatchObject({ error: "unsupported_media_type" });
+    const foreign = await api.request("POST", "/api/backup", {}, { origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect(foreign.json.message).toMatch(/^Cross-site request refused \(Origin: https:\/\/evil.example\)/);
+    const site = await api.request("POST", "/api/auth/logout", undefined, { "sec-fetch-site": "cross-site" });
+    expect(site.status).toBe(403);
+    expect(fs.existsSync(path.join(dataDir, "backups")) ? fs.readdirSync(path.join(dataDir, "backups")) : []).toEqual([]);
+    // The session survived the cross-site logout; the same origin (or a CLI client, which sends no Origin) works.
+    const own = await api.request("POST", "/api/backup", {}, { origin: new URL(url).origin, "sec-fetch-site": "same-origin" });
+    expect(own.status).toBe(202);
+  });
 });
 
 describe("backup configuration", () => {

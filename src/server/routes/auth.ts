@@ -4,6 +4,7 @@ import { LdsError } from "../../errors.js";
 import type { OpenVolume } from "../../ops/open-volume.js";
 import { createSession, deleteSession, findAdmin } from "../../store/admins.js";
 import { SESSION_COOKIE } from "../auth.js";
+import { createRateLimiter } from "../rate-limiter.js";
 
 export interface AuthRouteOptions {
   volume: OpenVolume;
@@ -14,6 +15,7 @@ export interface AuthRouteOptions {
 
 /** POST /api/auth/login and /api/auth/logout (docs/admin-api.md). */
 export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { volume, sessionTtlSeconds, loginAttemptsPerMinute }) => {
+  const perAccount = createRateLimiter();
   app.post<{ Body: { username: string; password: string } }>(
     "/api/auth/login",
     {
@@ -28,6 +30,8 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
       },
     },
     async (request, reply) => {
+      // Per account too: behind a trusted proxy the address (X-Forwarded-For) is the client's to choose.
+      perAccount.hit(`login:${request.body.username.toLowerCase()}`, loginAttemptsPerMinute, reply);
       const admin = findAdmin(volume.db, request.body.username);
       // Always run scrypt, also for unknown users, so that timing does not reveal which usernames exist.
       const ok = await verifyPassword(request.body.password, admin?.password_hash);

@@ -1,0 +1,32 @@
+import type { FastifyRequest } from "fastify";
+import { LdsError } from "../errors.js";
+
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** The content types a cross-site form or fetch may send without a CORS preflight. */
+const SIMPLE_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"];
+
+/**
+ * onRequest hook of the admin API (/api/…, issue 11 item 8): a state-changing request must come from the page's own
+ * origin. A browser names the requester in Sec-Fetch-Site and Origin; either one saying "another site" is refused,
+ * and so is a body of a type another site could send without a preflight (the admin API takes JSON, and archives
+ * as application/octet-stream). Command-line clients send neither header and pass.
+ */
+export async function requireSameOrigin(request: FastifyRequest): Promise<void> {
+  if (!STATE_CHANGING.has(request.method) || !request.url.startsWith("/api/")) return;
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none") throw crossSite(`Sec-Fetch-Site: ${site}`);
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== `${request.protocol}://${request.headers.host}`) throw crossSite(`Origin: ${origin.slice(0, 100)}`);
+  const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (SIMPLE_TYPES.includes(type)) {
+    throw new LdsError("unsupported_media_type", `The admin API takes JSON bodies (Content-Type: application/json), not ${type}.`, {
+      hint: "Send the body as JSON with Content-Type: application/json (an archive upload: application/octet-stream).",
+    });
+  }
+}
+
+function crossSite(evidence: string): LdsError {
+  return new LdsError("forbidden", `Cross-site request refused (${evidence}): the admin API answers only pages of its own origin.`, {
+    hint: "Use the dashboard on this server's own address, or a command-line client.",
+  });
+}
