@@ -1,6 +1,9 @@
 import { Ajv } from "ajv";
 import { LdsError } from "../errors.js";
 
+/** The largest file a manifest may declare. */
+export const MAX_FILE_BYTES = 2 ** 42;
+
 /** Archive format version this code writes; readers refuse a newer one. See docs/archive-format.md. */
 export const FORMAT_VERSION = 1;
 export const FORMAT_NAME = "lds-backup";
@@ -87,7 +90,8 @@ const manifestSchema = {
         required: ["path", "size", "sha256"],
         properties: {
           path: { enum: Object.values(ARCHIVE_FILES) },
-          size: { type: "integer", minimum: 0 },
+          // 4 TiB: far above any real volume, far below a size whose disk-space check would blame the disk.
+          size: { type: "integer", minimum: 0, maximum: MAX_FILE_BYTES },
           sha256: { type: "string", pattern: "^[0-9a-f]{64}$" },
         },
       },

@@ -69,6 +69,9 @@ export function buildApp({ volume, jobs, publicApi, logger, runner, licence, req
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     if (body === "") return done(null, undefined);
+    if (nestingDepth(body as string) > MAX_JSON_DEPTH) {
+      return done(new LdsError("validation_error", `The request body is nested more than ${MAX_JSON_DEPTH} levels deep; no endpoint takes that.`), undefined);
+    }
     try {
       done(null, JSON.parse(body as string));
     } catch {
@@ -97,4 +100,24 @@ export function buildApp({ volume, jobs, publicApi, logger, runner, licence, req
   app.register(restoreRoutes, { volume, uploadLimitBytes: settings.uploadLimitBytes, requestRestart });
   app.register(publicApiRoutes, { volume, jobs, ...publicApi });
   return app;
+}
+
+/** Deeper JSON than any endpoint takes is refused before parsing: deep values overflow the stack of later steps. */
+const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in a JSON text, counted without parsing (strings skipped). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth);
+    else if (c === 93 || c === 125) depth--;
+  }
+  return deepest;
 }

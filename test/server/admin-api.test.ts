@@ -89,6 +89,18 @@ describe("admin sessions", () => {
   });
 });
 
+describe("hostile bodies (item 11)", () => {
+  it("JSON nested 100,000 deep is a 400, and the server keeps answering", async () => {
+    const { api, url } = await server();
+    await api.login();
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const response = await fetch(`${url}/api/backup/config`, { method: "PUT", headers: { cookie: api.cookie!, "content-type": "application/json" }, body: deep });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "validation_error", message: "The request body is nested more than 64 levels deep; no endpoint takes that." });
+    expect((await api.get("/api/health")).status).toBe(200);
+  });
+});
+
 describe("cross-site requests (item 8)", () => {
   it("refuses a state-changing admin request from another origin, or with a form's content type", async () => {
     const { api, dataDir, url } = await server();

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeArchive } from "../helpers/archives.js";
+import { makeArchive, readEntries, writeRawTar } from "../helpers/archives.js";
 import { freePort } from "../helpers/s3-server.js";
 import { tempDir } from "../helpers/temp.js";
 import { client, eventually, serverPid, startServer, type TestServer } from "../helpers/server.js";
@@ -108,6 +108,17 @@ describe("restore from the server", () => {
     const bad = await upload(damaged);
     expect(bad.status).toBe(422);
     expect((await bad.json()).error).toBe("archive_corrupt");
+
+    // A manifest that declares a 2^50-byte file is the archive's fault (422), not a full disk (507), and names no path.
+    const entries = await readEntries(file);
+    const manifest = JSON.parse(entries[0]!.body!.toString());
+    manifest.files[0].size = 2 ** 50;
+    entries[0]!.body = Buffer.from(JSON.stringify(manifest));
+    const huge = await upload(fs.readFileSync(writeRawTar(path.join(tempDir(), "huge.tar"), entries)));
+    expect(huge.status).toBe(422);
+    const hugeBody = (await huge.json()) as { error: string; message: string };
+    expect(hugeBody).toMatchObject({ error: "archive_corrupt", message: expect.stringMatching(/manifest\.json is invalid at \/files\/0\/size: must be <= 4398046511104/) });
+    expect(hugeBody.message).not.toContain(dataDir);
 
     const good = await upload(bytes);
     expect(good.status).toBe(201);
