@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { LdsError, fromSystemError } from "../errors.js";
 import { fsyncDirectory, fsyncFileAsync } from "../util/files.js";
 import { processExists } from "../util/process-exists.js";
+import { checkLocalDirectory } from "./local-path.js";
 import { assertArchiveName, isArchiveName, notFound, type ArchiveInfo, type Destination } from "./destination.js";
 
 export interface LocalDestinationOptions {
@@ -20,7 +21,7 @@ const TEMP_SUFFIX = ".tmp";
  * cannot replace an existing archive) and the directory fsynced: a reader sees a whole archive or none.
  */
 export function createLocalDestination({ dir: rawDir }: LocalDestinationOptions): Destination {
-  const dir = path.resolve(rawDir);
+  const dir = checkLocalDirectory(rawDir);
   const at = (name: string) => path.join(dir, name);
 
   async function info(name: string): Promise<ArchiveInfo> {

@@ -35,6 +35,9 @@ export function snapshotVolume(volume: DataVolume, dir: string): Snapshot {
 
   vacuumInto(volume.vectors, target(ARCHIVE_FILES.vectors), true);
   vacuumInto(volume.db, target(ARCHIVE_FILES.db), false);
+  // Archived with the modes they have here: the databases hold credentials' seals, so 0600 like the key.
+  fs.chmodSync(target(ARCHIVE_FILES.vectors), 0o600);
+  fs.chmodSync(target(ARCHIVE_FILES.db), 0o600);
   try {
     fs.copyFileSync(volume.key, target(ARCHIVE_FILES.key));
     fs.chmodSync(target(ARCHIVE_FILES.key), 0o600);

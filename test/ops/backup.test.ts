@@ -32,6 +32,9 @@ describe("lds backup", () => {
     expect(result.stdout).not.toContain("ghp_secret");
     const { stdout: listing } = await execa("tar", ["-tf", archive]);
     expect(listing.split("\n")).toEqual(["manifest.json", "db/lds.db", "vectors/vectors.db", "key/secret.key"]);
+    // Every file in the archive is private to its owner, like the key (item 14).
+    const { stdout: modes } = await execa("tar", ["-tvf", archive]);
+    expect(modes.split("\n").map((line) => line.slice(0, 10))).toEqual(["-rw-------", "-rw-------", "-rw-------", "-rw-------"]);
     expect(fs.readFileSync(archive).includes(Buffer.from("ghp_secret-token-123"))).toBe(false);
 
     const unpacked = tempDir();
@@ -89,6 +92,16 @@ describe("lds backup", () => {
     const busy = await runCli("backup", ["--data-dir", dataDir, "--to", tempDir()]);
     expect(busy.exitCode).toBe(5);
     expect(busy.stderr).toMatch(/already running/);
+  });
+
+  it("refuses a destination on a virtual filesystem or a file at once, without hanging (item 5)", async () => {
+    const dataDir = tempDir();
+    await seedVolume(dataDir);
+    for (const [to, why] of [["/proc/lds-backups", "under /proc, a virtual filesystem"], ["/sys/x", "under /sys"], [path.join(dataDir, "lds.db"), "exists and is not a directory"]]) {
+      const refused = await runCli("backup", ["--data-dir", dataDir, "--to", to!]);
+      expect(refused.exitCode, to).toBe(2);
+      expect(refused.stderr).toContain(why);
+    }
   });
 
   it("never writes an archive whose key does not belong to its database (issue 11, item 6)", async () => {

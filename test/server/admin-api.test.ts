@@ -99,6 +99,15 @@ describe("hostile bodies (item 11)", () => {
     expect(await response.json()).toEqual({ error: "validation_error", message: "The request body is nested more than 64 levels deep; no endpoint takes that." });
     expect((await api.get("/api/health")).status).toBe(200);
   });
+
+  it("a destination path on /proc is a 400 at once, and the server keeps answering (item 5)", async () => {
+    const { api } = await server();
+    await api.login();
+    const r = await api.put("/api/backup/config", localConfig("/proc/lds-backups"));
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe("The backup destination /proc/lds-backups cannot hold archives: it is under /proc, a virtual filesystem of the kernel.");
+    expect((await api.get("/api/health")).status).toBe(200);
+  });
 });
 
 describe("cross-site requests (item 8)", () => {

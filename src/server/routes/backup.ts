@@ -9,6 +9,7 @@ import { configuredDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../ops/open-volume.js";
 import { requireAdmin } from "../auth.js";
 import { parseBackupConfig } from "../backup-config-schema.js";
+import { checkLocalDirectory } from "../../destinations/local-path.js";
 import { parseRange } from "../range.js";
 
 export interface BackupRouteOptions {
@@ -63,7 +64,7 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
 
   app.put("/api/backup/config", async (request) => {
     const update = parseBackupConfig(request.body);
-    if (update.destination.type === "local" && update.destination.path) checkWritable(update.destination.path);
+    if (update.destination.type === "local" && update.destination.path) await checkWritable(update.destination.path);
     const saved = saveBackupConfig(db, key, update);
     runner.reschedule();
     request.log.info({ destination: saved.destination.type, schedule: saved.schedule.preset }, "backup configuration changed");
@@ -71,13 +72,15 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   });
 
   /** Early feedback on a local path: better a 400 now than a failed backup at 3 a.m. */
-  function checkWritable(dir: string): void {
+  async function checkWritable(dir: string): Promise<void> {
+    checkLocalDirectory(dir);
     if (dir === dataVolume(dataDir).root) {
       throw new LdsError("validation_error", "destination.path must not be the data directory itself.", { hint: "Use a subdirectory, ideally on another disk." });
     }
     try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      fs.accessSync(dir, fs.constants.W_OK);
+      // On the thread pool: a filesystem call that hangs must not stop the event loop.
+      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fs.promises.access(dir, fs.constants.W_OK);
     } catch (err) {
       throw new LdsError("validation_error", `destination.path ${dir} is not a writable directory (${(err as NodeJS.ErrnoException).code}).`, {
         hint: "Create it and give the LDS user write access, or choose another path.",
