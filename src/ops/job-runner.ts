@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { describeFailure, LdsError } from "../errors.js";
 import { checkRepositoryUrl, DEFAULT_GIT_HOST, type GitUrlPolicy } from "../sources/git-url.js";
-import { findLibrary, type LibraryRow } from "../store/libraries.js";
+import { findLibrary, setLibraryState, type LibraryRow } from "../store/libraries.js";
 import { claimNextJob, finishJob, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
 import { gitConnectionToken } from "../store/connections.js";
 import { ingestGitRepository } from "./ingest-git.js";
@@ -51,7 +51,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       if (!library) return finishJob(volume.db, job.id, "library_not_found: the library was removed");
       // Jobs queued by older releases (a restored archive) may lack the URL: the library's source is the truth.
       const repositoryUrl = payload.url ?? library.source_url;
-      if (!repositoryUrl) return finishJob(volume.db, job.id, "repository_url_invalid: the library records no repository URL");
+      if (!repositoryUrl) {
+        throw new LdsError("repository_url_invalid", `${job.library_id} records no repository URL (it was indexed by LDS 0.1), so it cannot be re-indexed; it keeps its snippets. Point it at its repository with \`lds libraries move ${job.library_id} --to URL\`.`, {
+          hint: `Point it at its repository: lds libraries move ${job.library_id} --to https://…`,
+        });
+      }
       const token = jobToken(volume.db, volume.key, job.id) ?? connectedToken(library, repositoryUrl, payload.teamId);
       const result = await ingestGitRepository({
         volume,
@@ -71,6 +75,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       if (shutdown.signal.aborted) return log.info("job interrupted by shutdown; it runs again at the next start");
       const reason = describeFailure(err);
       finishJob(volume.db, job.id, reason);
+      // Failures before the ingestion started (it records its own) must not leave the library "queued" forever.
+      if (findLibrary(volume.db, job.library_id)?.state === "queued") setLibraryState(volume.db, job.library_id, "failed", reason);
       log.warn({ reason }, "job failed");
     }
   };

@@ -161,6 +161,21 @@ describe("lds-restore", () => {
       });
     });
     const health = (await (await fetch(`${url}/api/health`)).json()) as { schemaVersion: number };
+    // /acme/gadgets was being indexed at backup time; 0.1 recorded no URL, so its re-index job fails with what to
+    // do, instead of leaving the library queued for ever (issue 11, item 13). It keeps its snippet.
+    const gadgets = () => {
+      const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+      try {
+        return db.prepare("SELECT state, state_reason FROM libraries WHERE id = '/acme/gadgets'").get() as { state: string; state_reason: string | null };
+      } finally {
+        db.close();
+      }
+    };
+    for (const until = Date.now() + 30_000; gadgets().state === "queued"; ) {
+      if (Date.now() > until) throw new Error("/acme/gadgets stayed queued");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(gadgets()).toEqual({ state: "failed", state_reason: expect.stringMatching(/^repository_url_invalid: \/acme\/gadgets records no repository URL \(it was indexed by LDS 0\.1\)/) });
     server.kill("SIGTERM");
     const log = String((await server).stdout);
     expect(health.schemaVersion).toBe(LATEST_SCHEMA_VERSION);
