@@ -75,7 +75,7 @@ function commands(cli: Argv, entry: Entry): Argv {
       y
         .command(
           "create",
-          "Create an admin (password from $LDS_ADMIN_PASSWORD, --password-stdin, or a prompt)",
+          "Create an admin (password from --password-stdin, $LDS_ADMIN_PASSWORD_FILE, $LDS_ADMIN_PASSWORD, or a prompt)",
           (c) =>
             c
               .option("data-dir", dataDirOption)

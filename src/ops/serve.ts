@@ -6,6 +6,7 @@ import { hashPassword } from "../admin/passwords.js";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { fromSystemError, isLdsError } from "../errors.js";
 import { gitPolicyFromEnv } from "../config/git-settings.js";
+import { takeAdminPassword } from "../config/admin-password.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp, type AppSettings } from "../server/app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
@@ -145,12 +146,13 @@ async function applyStaged(volume: DataVolume, logger: Logger): Promise<void> {
   }
 }
 
-/** The first admin, from LDS_ADMIN_PASSWORD (username LDS_ADMIN_USERNAME, default "admin"), only while there is none. */
+/** The first admin, from LDS_ADMIN_PASSWORD(_FILE) (username LDS_ADMIN_USERNAME, default "admin"), only while there is none. */
 async function bootstrapAdmin(opened: OpenVolume, env: NodeJS.ProcessEnv, logger: Logger): Promise<void> {
-  if (!env.LDS_ADMIN_PASSWORD || countAdmins(opened.db) > 0) return;
+  const password = takeAdminPassword(env);
+  if (!password || countAdmins(opened.db) > 0) return;
   const username = env.LDS_ADMIN_USERNAME || "admin";
-  insertAdmin(opened.db, username, await hashPassword(env.LDS_ADMIN_PASSWORD));
-  logger.warn({ username }, "Created the first admin from LDS_ADMIN_PASSWORD; unset it now.");
+  insertAdmin(opened.db, username, await hashPassword(password));
+  logger.warn({ username }, "Created the first admin from LDS_ADMIN_PASSWORD(_FILE); remove it from the service's settings now.");
 }
 
 function appSettings(env: NodeJS.ProcessEnv): AppSettings {

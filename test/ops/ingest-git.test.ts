@@ -54,6 +54,13 @@ describe("git repositories", () => {
     await fetchRepository({ url, token: "wrong-token-123", dir: path.join(tempDir(), "b") }).catch((e) => (wrongMessage = `${e.message} ${e.hint}`));
     expect(wrongMessage).toMatch(/refused access with the given token/);
     expect(wrongMessage).not.toContain("wrong-token-123");
+    // A short token is redacted only where it stands as a token: the reason others read keeps the address whole.
+    const closed = new URL("http://127.0.0.1:9/acme/gone.git");
+    let unreachable = "";
+    await fetchRepository({ url: closed, token: "0", dir: path.join(tempDir(), "d") }).catch((e) => (unreachable = e.message));
+    expect(unreachable).toMatch(/^Cannot reach 127\.0\.0\.1:9 \(.*127\.0\.0\.1.*\)\.$/);
+    expect(unreachable).toContain("Failed to connect to 127.0.0.1 port 9");
+    expect(unreachable).not.toMatch(/127\.\[redacted\]/);
 
     const dir = path.join(tempDir(), "c");
     const fetched = await fetchRepository({ url, token: TOKEN, dir });

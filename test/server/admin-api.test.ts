@@ -70,6 +70,13 @@ describe("admin sessions", () => {
     expect(expired.json.message).toMatch(/expired/);
   });
 
+  it("the first admin's password can come from LDS_ADMIN_PASSWORD_FILE (item 14)", async () => {
+    const file = path.join(tempDir(), "admin-password");
+    fs.writeFileSync(file, "a password kept in a file\n", { mode: 0o600 });
+    const { api } = await server({ LDS_ADMIN_PASSWORD: "", LDS_ADMIN_PASSWORD_FILE: file });
+    expect((await api.login(ADMIN.username, "a password kept in a file")).status).toBe(200);
+  });
+
   it("login attempts are rate limited", async () => {
     const { api } = await server({ LDS_LOGIN_ATTEMPTS_PER_MINUTE: "3" });
     for (let i = 0; i < 3; i++) expect((await api.login(ADMIN.username, "wrong")).status).toBe(401);

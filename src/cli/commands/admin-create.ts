@@ -1,6 +1,7 @@
 import prompts from "prompts";
 import { hashPassword, assertAcceptable } from "../../admin/passwords.js";
 import { LdsError } from "../../errors.js";
+import { takeAdminPassword } from "../../config/admin-password.js";
 import { withVolume } from "../with-volume.js";
 import { insertAdmin } from "../../store/admins.js";
 
@@ -20,10 +21,11 @@ async function readPassword(fromStdin: boolean): Promise<string> {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
   }
-  if (process.env.LDS_ADMIN_PASSWORD) return process.env.LDS_ADMIN_PASSWORD;
+  const fromEnv = takeAdminPassword(process.env);
+  if (fromEnv) return fromEnv;
   if (!process.stdin.isTTY) {
     throw new LdsError("confirmation_required", "No password given and no terminal to ask on.", {
-      hint: "Pipe it in with --password-stdin, or set LDS_ADMIN_PASSWORD.",
+      hint: "Pipe it in with --password-stdin, or set LDS_ADMIN_PASSWORD_FILE to a file holding it.",
     });
   }
   const answers = await prompts([
