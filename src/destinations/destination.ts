@@ -27,6 +27,11 @@ export interface Destination {
   list(): AsyncIterable<ArchiveInfo>;
   /** Delete an archive. Idempotent: a missing name is not an error. */
   remove(name: string): Promise<void>;
+  /**
+   * Remove what writes killed mid-way left behind (temporary files, incomplete multipart uploads), of our archive
+   * names only, and return what was removed. The caller holds the volume's backup lock, so none is in progress.
+   */
+  removeIncomplete(): Promise<string[]>;
 }
 
 const ARCHIVE_NAME = /^lds-backup-(\d{8}T\d{6}Z)\.tar(\.gz)?$/;

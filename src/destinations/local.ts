@@ -99,6 +99,10 @@ export function createLocalDestination({ dir: rawDir }: LocalDestinationOptions)
         throw fromSystemError(err, at(name));
       }
     },
+
+    async removeIncomplete() {
+      return fs.existsSync(dir) ? removeAbandonedTemps(dir) : [];
+    },
   };
 }
 
@@ -121,12 +125,17 @@ function publish(temp: string, final: string): void {
 }
 
 /** Temp files left by a backup process of this host that no longer runs (kill -9, power loss). */
-function removeAbandonedTemps(dir: string): void {
+function removeAbandonedTemps(dir: string): string[] {
   const host = os.hostname();
+  const removed: string[] = [];
   for (const entry of fs.readdirSync(dir)) {
     const match = /^\.lds-backup-\d{8}T\d{6}Z\.tar(?:\.gz)?\.(.+)-(\d+)\.tmp$/.exec(entry);
     if (!match || match[1] !== host) continue;
     const pid = Number(match[2]);
-    if (pid !== process.pid && !processExists(pid)) fs.rmSync(path.join(dir, entry), { force: true });
+    if (pid !== process.pid && !processExists(pid)) {
+      fs.rmSync(path.join(dir, entry), { force: true });
+      removed.push(entry);
+    }
   }
+  return removed;
 }

@@ -174,6 +174,36 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
 
     stat,
 
+    async removeIncomplete() {
+      const removed: string[] = [];
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      for (;;) {
+        let listing;
+        try {
+          listing = await client.send(
+            new ListMultipartUploadsCommand({ Bucket: options.bucket, Prefix: prefix ? `${prefix}/` : undefined, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+          );
+        } catch (err) {
+          throw fail(err, "listing incomplete uploads");
+        }
+        for (const upload of listing.Uploads ?? []) {
+          const name = (upload.Key ?? "").slice(prefix ? prefix.length + 1 : 0);
+          // Only our archive names directly under the prefix: anything else in the bucket belongs to someone else.
+          if (!isArchiveName(name) || upload.Key !== keyOf(name)) continue;
+          try {
+            await client.send(new AbortMultipartUploadCommand({ Bucket: options.bucket, Key: upload.Key, UploadId: upload.UploadId }));
+          } catch (err) {
+            throw fail(err, `aborting the incomplete upload of ${name}`);
+          }
+          removed.push(name);
+        }
+        if (!listing.IsTruncated) return removed;
+        keyMarker = listing.NextKeyMarker;
+        uploadIdMarker = listing.NextUploadIdMarker;
+      }
+    },
+
     async *list() {
       const found: ArchiveInfo[] = [];
       let token: string | undefined;

@@ -24,6 +24,9 @@ export interface LastResult {
   durationMs: number;
   pruned?: string[];
   pruneError?: string | null;
+  /** Leftovers of killed backups removed first, or why looking for them failed. */
+  incompleteRemoved?: string[];
+  incompleteError?: string | null;
   error?: { code: string; message: string };
 }
 
@@ -159,5 +162,7 @@ function success(trigger: Trigger, startedAt: string, r: BackupResult): LastResu
     durationMs: r.durationMs,
     pruned: r.pruned,
     pruneError: r.pruneError,
+    incompleteRemoved: r.incompleteRemoved,
+    incompleteError: r.incompleteError,
   };
 }

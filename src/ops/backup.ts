@@ -40,6 +40,10 @@ export interface BackupResult {
   phases: { snapshotMs: number; writeMs: number };
   /** Archives removed by retention. */
   pruned: string[];
+  /** Leftovers of killed backups removed at the destination first (incomplete uploads, temporary files). */
+  incompleteRemoved: string[];
+  /** Looking for such leftovers failed (e.g. the credentials may not list uploads): reported, not fatal. */
+  incompleteError: string | null;
   /** Retention failed after the archive was safely written: reported, not fatal. */
   pruneError: string | null;
 }
@@ -70,6 +74,12 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   try {
     removeAbandonedStaging(volume.root);
     const createdAt = await freeNameTime(options.destination, options.gzip ?? false);
+    // What a backup killed mid-upload left at the destination (an S3 multipart upload stays billed for ever).
+    // Not fatal: a policy may allow writing archives but not listing uploads; the bucket lifecycle rule then cleans.
+    const incomplete = await options.destination.removeIncomplete().then(
+      (removed) => ({ removed, error: null }),
+      (err: Error) => ({ removed: [] as string[], error: err.message }),
+    );
     const name = archiveName(createdAt, options.gzip ?? false);
     staging = fs.mkdtempSync(path.join(volume.root, STAGING_PREFIX));
     options.onProgress?.({ phase: "snapshot", bytes: 0, totalBytes: 0 });
@@ -107,6 +117,8 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       partial: manifest.partial,
       durationMs: Date.now() - started,
       phases: { snapshotMs: snapshotDone - started, writeMs: writeDone - snapshotDone },
+      incompleteRemoved: incomplete.removed,
+      incompleteError: incomplete.error,
       ...retention,
     };
   } catch (err) {

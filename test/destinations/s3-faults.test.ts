@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand } from "@aws-sdk/client-s3";
 import { CreateAccessKeyCommand, CreateUserCommand, IAMClient, PutUserPolicyCommand } from "@aws-sdk/client-iam";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,6 +43,29 @@ async function bucketState(bucket: string) {
 }
 
 describe("S3 from the command line", () => {
+  it("the next backup, or prune, aborts the incomplete uploads killed backups left, and only ours (item 10)", async () => {
+    const bucket = await server.createBucket();
+    // What a backup killed with SIGKILL mid-upload leaves: a multipart upload with a part, under an archive name.
+    const start = async (key: string) => {
+      const { UploadId } = await server.client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+      await server.client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: Buffer.alloc(5 * 1024 * 1024, 1) }));
+    };
+    await start("nightly/lds-backup-20260101T000000Z.tar");
+    await start("nightly/someone-elses-upload.bin");
+    await start("other/lds-backup-20260101T000000Z.tar");
+    const dataDir = await volumeWithBallast(1);
+    const result = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/nightly`, "--json"], s3Env());
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).incompleteRemoved).toEqual(["lds-backup-20260101T000000Z.tar"]);
+    expect((await bucketState(bucket)).uploads.sort()).toEqual(["nightly/someone-elses-upload.bin", "other/lds-backup-20260101T000000Z.tar"]);
+
+    await start("nightly/lds-backup-20260102T000000Z.tar.gz");
+    const pruned = await runCli("lds", ["backups", "prune", "--keep", "5", "--data-dir", dataDir, "--from", `s3://${bucket}/nightly`, "--json"], s3Env());
+    expect(pruned.exitCode, pruned.stderr).toBe(0);
+    expect(JSON.parse(pruned.stdout).incompleteRemoved).toEqual(["lds-backup-20260102T000000Z.tar.gz"]);
+    expect((await bucketState(bucket)).uploads.sort()).toEqual(["nightly/someone-elses-upload.bin", "other/lds-backup-20260101T000000Z.tar"]);
+  });
+
   it("backs up with retention, lists, and restores s3://…/<name> round trip; other objects are never touched", async () => {
     const bucket = await server.createBucket();
     await server.client.send(new PutObjectCommand({ Bucket: bucket, Key: "nightly/README.txt", Body: "operator notes" }));

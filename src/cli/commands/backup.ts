@@ -28,8 +28,12 @@ export async function run(argv: DestinationArgs & { to?: string; gzip: boolean; 
           `  ${formatBytes(result.size)}, sha256 ${result.sha256}\n` +
           `  ${result.libraries} libraries, schema version ${result.schemaVersion}, ${(result.durationMs / 1000).toFixed(1)} s\n` +
           (result.partial.length ? `  Being indexed at snapshot time (re-indexed on restore): ${result.partial.join(", ")}\n` : "") +
-          (result.pruned.length ? `  Retention removed: ${result.pruned.join(", ")}\n` : ""),
+          (result.pruned.length ? `  Retention removed: ${result.pruned.join(", ")}\n` : "") +
+          (result.incompleteRemoved.length ? `  Removed what interrupted backups left: ${result.incompleteRemoved.join(", ")}\n` : ""),
       );
+    }
+    if (result.incompleteError) {
+      process.stderr.write(`Warning: the archive is safe, but leftovers of interrupted backups could not be removed: ${result.incompleteError} (see docs/destinations/s3.md, "Incomplete uploads").\n`);
     }
     if (result.pruneError) process.stderr.write(`Warning: the archive is safe, but pruning old archives failed: ${result.pruneError}\n`);
     return 0;
