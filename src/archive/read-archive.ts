@@ -152,13 +152,17 @@ function extractEntry(entry: ReadEntry, listed: ManifestFile, root: string, prog
   });
 }
 
+const SQLITE_HEADROOM = 8 * 1024 * 1024;
+
 /** Refuse before writing when the files cannot fit: a hostile manifest must not fill the data volume. */
 function checkFreeSpace(dir: string, manifest: Manifest): void {
-  const needed = manifest.files.reduce((sum, f) => sum + f.size, 0);
+  // Room for SQLite too: a restore switches the restored databases to WAL and re-queues jobs before the swap.
+  const files = manifest.files.reduce((sum, f) => sum + f.size, 0);
+  const needed = files + Math.ceil(files * 0.05) + SQLITE_HEADROOM;
   const stats = fs.statfsSync(dir);
   const free = stats.bavail * stats.bsize;
   if (needed > free) {
-    throw new LdsError("disk_full", `Extracting the archive needs ${formatBytes(needed)}, but ${dir} has ${formatBytes(free)} free.`, {
+    throw new LdsError("disk_full", `Restoring the archive needs ${formatBytes(needed)} (its files and room for the databases' journals), but the data volume has ${formatBytes(free)} free.`, {
       hint: "Free space on that filesystem, then run this again.",
     });
   }

@@ -1,4 +1,4 @@
-import { EXIT, LdsError } from "../errors.js";
+import { EXIT, LdsError, fromSystemError, isDiskFull } from "../errors.js";
 
 /**
  * Print an error for an operator: `Error: …` and `Hint: …` on stderr, or one JSON object with `--json`.
@@ -8,6 +8,8 @@ export function reportError(err: unknown, json: boolean): number {
   const lds =
     err instanceof LdsError
       ? err
+      : isDiskFull(err)
+      ? fromSystemError(err, "the data volume")
       : new LdsError("internal_error", `Unexpected error: ${(err as Error)?.message ?? String(err)}`, {
           hint: "Run again with LDS_DEBUG=1 for details, and report it if it persists.",
         });

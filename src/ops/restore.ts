@@ -8,7 +8,7 @@ import { dataVolume, fileTimestamp } from "../config/data-volume.js";
 import { pipeline } from "node:stream/promises";
 import type { Destination } from "../destinations/destination.js";
 import { LdsError, fromSystemError } from "../errors.js";
-import { exists } from "../util/files.js";
+import { exists, fsyncDirectory, fsyncFile } from "../util/files.js";
 import { failpoint } from "../util/failpoint.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 import { openArchiveFile } from "./archive-file.js";
@@ -79,11 +79,14 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
     }
     if (options.signal?.aborted) throw new LdsError("interrupted", "Restore interrupted before any file was replaced; nothing was changed.");
 
-    const requeued = prepareRestoredDatabases(
-      path.join(work, ARCHIVE_FILES.db),
-      path.join(work, ARCHIVE_FILES.vectors),
-      manifest.partial,
-    );
+    let requeued: string[];
+    try {
+      requeued = prepareRestoredDatabases(path.join(work, ARCHIVE_FILES.db), path.join(work, ARCHIVE_FILES.vectors), manifest.partial);
+      // Before the point of no return, everything staged must be on disk: files, their folders, the work folder.
+      syncStaged(work);
+    } catch (err) {
+      throw fromSystemError(err, "the restored databases (nothing was replaced)");
+    }
     const hadData = [volume.db, volume.vectors, volume.key].some(exists);
     const journal: RestoreJournal = {
       version: 1,
@@ -124,6 +127,15 @@ async function downloadArchive(source: { destination: Destination; name: string 
     throw err instanceof LdsError ? err : fromSystemError(err, `the download of ${source.name}`);
   }
   return file;
+}
+
+function syncStaged(work: string): void {
+  for (const rel of Object.values(ARCHIVE_FILES)) {
+    fsyncFile(path.join(work, rel));
+    fsyncDirectory(path.dirname(path.join(work, rel)));
+  }
+  fsyncDirectory(work);
+  fsyncDirectory(path.dirname(work));
 }
 
 function refuseIfNewer(manifest: Manifest): void {

@@ -2,7 +2,7 @@ import cookie from "@fastify/cookie";
 import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { LdsError } from "../errors.js";
+import { LdsError, fromSystemError, isDiskFull } from "../errors.js";
 import { assertLicenceAllowsPublicApi, type Licence } from "../licence/licence.js";
 import type { BackupRunner } from "../ops/backup-runner.js";
 import type { OpenVolume } from "../ops/open-volume.js";
@@ -47,7 +47,8 @@ export function buildApp({ volume, jobs, publicApi, logger, runner, licence, req
     trustProxy: settings.trustProxy,
   });
 
-  app.setErrorHandler((err, request, reply) => {
+  app.setErrorHandler((raw, request, reply) => {
+    const err = isDiskFull(raw) ? fromSystemError(raw, "the data volume") : raw;
     if (err instanceof LdsError) {
       if (err.status >= 500) request.log.error({ code: err.code, err: err.message }, "request failed");
       return reply.status(err.status).send({ error: err.code, message: err.message });

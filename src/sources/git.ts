@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { execa } from "execa";
 import { LdsError } from "../errors.js";
 import { redactToken } from "../util/redact.js";
@@ -55,7 +56,9 @@ export async function remoteHead(options: Omit<FetchOptions, "dir" | "maxBytes">
   return commit;
 }
 
-async function git(args: string[], options: { url: URL; token?: string; caFile?: string; signal?: AbortSignal }): Promise<string> {
+type GitOptions = { url: URL; token?: string; caFile?: string; signal?: AbortSignal; dir?: string };
+
+async function git(args: string[], options: GitOptions): Promise<string> {
   const env: Record<string, string> = {
     GIT_TERMINAL_PROMPT: "0",
     GIT_CONFIG_NOSYSTEM: "1",
@@ -73,10 +76,10 @@ async function git(args: string[], options: { url: URL; token?: string; caFile?:
 }
 
 /** Map git's stderr to an error an operator can act on; the token is scrubbed from anything quoted. */
-function gitError(stderr: string, options: { url: URL; token?: string }): LdsError {
+function gitError(stderr: string, options: GitOptions): LdsError {
   const scrub = (s: string) => redactToken(s, options.token).trim().split("\n").pop()!.slice(0, 300);
   const where = `${options.url.host}${options.url.pathname}`;
-  if (/No space left on device|Disk quota exceeded/i.test(stderr)) {
+  if (/No space left on device|Disk quota exceeded/i.test(stderr) || (/unable to write|write error|unable to checkout|unable to create/i.test(stderr) && nearlyFull(options.dir))) {
     return new LdsError("disk_full", `No space left on the data volume while fetching ${where}.`, { hint: "Free space on the data volume's filesystem, then refresh the library." });
   }
   if (/Authentication failed|could not read Username|401|403|terminal prompts disabled/i.test(stderr)) {
@@ -91,6 +94,13 @@ function gitError(stderr: string, options: { url: URL; token?: string }): LdsErr
     return new LdsError("repository_unreachable", `Cannot reach ${options.url.host} (${scrub(stderr)}).`, { hint: "Check the URL and the network." });
   }
   return new LdsError("repository_unreachable", `git failed for ${where}: ${scrub(stderr)}.`, { hint: "Check the URL, the token and the network." });
+}
+
+/** git says "unable to write file", not "no space left", when a checkout fills the disk: look at the disk. */
+function nearlyFull(dir: string | undefined): boolean {
+  if (!dir) return false;
+  const stats = fs.statfsSync(path.dirname(dir));
+  return stats.bavail * stats.bsize < 16 * 1024 * 1024;
 }
 
 function directorySize(dir: string, stopAt: number): number {

@@ -49,3 +49,44 @@ describe("a destination that fills up", () => {
     expect(fs.readdirSync(out)).toEqual([]);
   });
 });
+
+describe("a data volume that fills up (issue 11, item 12)", () => {
+  it.skipIf(!isRoot && !process.env.CI)("a restore that would leave no room for the databases' journals is refused with disk_full before anything is written", async () => {
+    const source = tempDir();
+    await seedVolume(source);
+    addBallast(source, 20);
+    const out = tempDir();
+    const made = await runCli("backup", ["--data-dir", source, "--to", out, "--json"]);
+    const archive = path.join(out, JSON.parse(made.stdout).name);
+    // Room for the archive's files (about 21 MiB), not for them and SQLite's journals.
+    const mount = mountTmpfs(24);
+    try {
+      await seedVolume(mount!, { libraries: [{ id: "/old/library" }] });
+      const result = await runCli("restore", [archive, "--data-dir", mount!, "--yes"]);
+      expect(result.exitCode, result.stderr).toBe(8);
+      expect(result.stderr).toMatch(/^Error: Restoring the archive needs [\d.]+ MiB \(its files and room for the databases' journals\), but the data volume has [\d.]+ MiB free\./m);
+      expect(fs.readdirSync(mount!).filter((n) => n.startsWith("restore-") || n.startsWith("pre-restore-"))).toEqual([]);
+    } finally {
+      execFileSync("umount", [mount!]);
+    }
+  });
+
+  it.skipIf(!isRoot && !process.env.CI)("an ingestion that fills the disk fails the library with disk_full, not repository_unreachable", async () => {
+    const { startGitServer } = await import("../helpers/git-server.js");
+    const git = await startGitServer("unused-token");
+    const mount = mountTmpfs(4);
+    try {
+      // 6 MiB of documentation that does not compress: the checkout cannot fit on the 4 MiB volume.
+      const random = (n: number) => Array.from({ length: n }, () => Math.random().toString(36).slice(2)).join(" ");
+      const repo = await git.createRepo("public", "acme", "heavy", { "README.md": "# Heavy\n\n" + random(300_000) });
+      const result = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", mount!], { LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host });
+      expect(result.exitCode, result.stderr).toBe(8);
+      expect(result.stderr).toMatch(/^Error: No space left on the data volume while fetching /m);
+      const listed = await runCli("lds", ["libraries", "list", "--json", "--data-dir", mount!]);
+      expect(JSON.parse(listed.stdout).libraries[0].reason).toMatch(/^disk_full: /);
+    } finally {
+      execFileSync("umount", [mount!]);
+      await git.close();
+    }
+  });
+});
