@@ -71,6 +71,18 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command("backup", "Back up the data volume into one archive (also: lds-backup)", backup.builder, backup.handler)
     .command("restore <archive>", "Restore the data volume from an archive (also: lds-restore)", restore.builder, restore.handler)
+    .command(
+      "init",
+      "First run: create a team, its owner and an API key (shown once)",
+      (y) =>
+        y
+          .option("email", { type: "string", demandOption: true, describe: "The owner's email address" })
+          .option("team", { type: "string", default: "default", describe: "The team's name" })
+          .option("plan", { choices: ["free", "pro", "enterprise"], default: "enterprise", describe: "The team's plan (self-hosted: all features)" })
+          .option("data-dir", dataDirOption)
+          .option("json", json),
+      lazy(() => import("./commands/init.js")),
+    )
     .command("admin", "Manage admin accounts of the dashboard and /api", (y) =>
       y
         .command(

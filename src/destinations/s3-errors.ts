@@ -22,7 +22,12 @@ export function s3Error(err: unknown, ctx: S3ErrorContext): LdsError {
 
   if (name === "NoSuchBucket") {
     return new LdsError("bucket_not_found", `The bucket "${ctx.bucket}" does not exist${ctx.endpoint ? ` at ${ctx.endpoint}` : ""} (while ${ctx.action}).`, {
-      hint: "Check the bucket name (--to s3://BUCKET/…, LDS_S3_BUCKET) or create the bucket.",
+      hint: "Check the bucket name (in --to s3://BUCKET/…, or the backup configuration) or create the bucket.",
+    });
+  }
+  if (name === "CredentialsProviderError") {
+    return new LdsError("destination_auth_failed", `No S3 credentials were found for ${where} (while ${ctx.action}): none were given, and the default AWS credential chain found none.`, {
+      hint: "Give an access key id and secret (LDS_S3_ACCESS_KEY_ID with LDS_S3_SECRET_ACCESS_KEY or --s3-secret-access-key-file; in the backup configuration, its access key fields), or run where the AWS chain finds some (instance role, AWS_PROFILE).",
     });
   }
   if (name === "InvalidAccessKeyId" || name === "SignatureDoesNotMatch" || name === "InvalidClientTokenId" || name === "ExpiredToken") {

@@ -100,6 +100,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const url = typeof address === "object" && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
     const licence = loadLicence(volume.root, env);
     logger.info({ dataDir: volume.root, url, licence: licence.state, licenceExpiresAt: licence.expiresAt }, "LDS is serving");
+    if (!opened.db.prepare("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1").get()) {
+      logger.warn({ next: `lds init --email you@example.com --data-dir ${volume.root}` }, "No API key exists yet: create the first team, owner and key with `lds init --email EMAIL` (docs/api.md), then submit a repository with it.");
+    }
     const handle = opened;
     return {
       url,

@@ -110,6 +110,17 @@ describe("S3 from the command line", () => {
     expect(unreachable.stderr).toMatch(/Cannot reach s3:\/\/some-bucket .*ECONNREFUSED/);
     expect(unreachable.stderr).toMatch(/LDS_S3_ENDPOINT/);
     expect(unreachable.stderr + unreachable.stdout).not.toContain("test\n");
+
+    // No credentials anywhere (and the instance metadata service off: tests reach only loopback).
+    const bucket = await server.createBucket();
+    const nowhere = tempDir();
+    const none = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/x`], {
+      LDS_S3_ENDPOINT: server.endpoint, LDS_S3_PATH_STYLE: "true", AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_PROFILE: "",
+      AWS_EC2_METADATA_DISABLED: "true", HOME: nowhere, AWS_CONFIG_FILE: path.join(nowhere, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(nowhere, "credentials"),
+    });
+    expect(none.exitCode, none.stderr).toBe(8);
+    expect(none.stderr).toMatch(/^Error: No S3 credentials were found for s3:\/\/.* none were given, and the default AWS credential chain found none\./m);
+    expect(none.stderr).toMatch(/^Hint: Give an access key id and secret \(LDS_S3_ACCESS_KEY_ID with LDS_S3_SECRET_ACCESS_KEY/m);
   });
 });
 

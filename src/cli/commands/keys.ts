@@ -18,6 +18,7 @@ export async function run(argv: { _: string[]; email?: string; name?: string; pr
       default: {
         const keys = listApiKeys(db);
         if (argv.json) process.stdout.write(JSON.stringify(keys) + "\n");
+        else if (keys.length === 0) process.stdout.write("No API keys yet. Create the first with: lds init --team NAME --email EMAIL (or lds keys create --email EMAIL).\n");
         else for (const k of keys as Array<Record<string, string | null>>) process.stdout.write(`${k.prefix}\t${k.email}\t${k.name ?? ""}\t${k.revokedAt ? "revoked" : "active"}\n`);
       }
     }
