@@ -53,5 +53,6 @@ export function parseConfluenceStorage(xhtml: string, sourcePath: string, pageTi
   parser.write(xhtml);
   parser.end();
   flush();
-  return parseMarkdown(out.join("\n"), sourcePath);
+  const title = pageTitle.replace(/\s+/g, " ").trim();
+  return parseMarkdown(out.join("\n"), sourcePath).map((snippet) => ({ ...snippet, pageTitle: title }));
 }

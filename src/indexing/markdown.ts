@@ -1,7 +1,10 @@
 import type { Snippet } from "./snippet.js";
 
-/** Prose shorter than this carries too little to be worth a snippet of its own. */
-const MIN_INFO_CHARS = 80;
+/**
+ * Prose of fewer words carries too little to be a snippet of its own. Counted in words, not characters: a short
+ * section ("Rollback: run deploy --undo.") must still be found.
+ */
+const MIN_INFO_WORDS = 3;
 
 /**
  * Split Markdown into snippets: every fenced code block becomes a code snippet titled by its section heading and
@@ -17,7 +20,7 @@ export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
 
   const flushProse = () => {
     const body = prose.join("\n").trim();
-    if (body.length >= MIN_INFO_CHARS) {
+    if (body.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length >= MIN_INFO_WORDS) {
       snippets.push({ kind: "info", title: heading, description: firstSentence(body), language: null, content: body, sourcePath, anchor });
     }
     prose = [];
@@ -33,7 +36,10 @@ export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
       const content = code.join("\n").replace(/\s+$/, "");
       if (content.trim()) {
         snippets.push({ kind: "code", title: heading, description: lastParagraph, language: fence[3] || null, content, sourcePath, anchor });
+        // That paragraph is the code's description now: the section's info snippet must not repeat it.
+        if (lastParagraph) dropTrailingParagraph(prose);
       }
+      lastParagraph = "";
       continue;
     }
     const h = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
@@ -49,6 +55,11 @@ export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
   }
   flushProse();
   return snippets;
+}
+
+function dropTrailingParagraph(prose: string[]): void {
+  while (prose.length && !prose[prose.length - 1]!.trim()) prose.pop();
+  while (prose.length && prose[prose.length - 1]!.trim()) prose.pop();
 }
 
 function paragraphEndingAt(lines: string[], end: number): string {

@@ -22,14 +22,14 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   }
   const oldIds = db.prepare("SELECT id FROM snippets WHERE library_id = ? AND version = ? ORDER BY id").pluck().all(libraryId, version) as number[];
   const insert = db.prepare(
-    `INSERT INTO snippets (library_id, version, kind, title, description, language, content, source_path, tokens)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO snippets (library_id, version, kind, title, description, language, content, source_path, tokens, page_title)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const partition = partitionOf(libraryId, version);
   db.exec("BEGIN IMMEDIATE");
   try {
     const newIds = snippets.map((s) =>
-      Number(insert.run(libraryId, version, s.kind, s.title, s.description, s.language, s.content, s.anchor ? `${s.sourcePath}#${s.anchor}` : s.sourcePath, estimateTokens(s.content)).lastInsertRowid),
+      Number(insert.run(libraryId, version, s.kind, s.title, s.description, s.language, s.content, s.anchor ? `${s.sourcePath}#${s.anchor}` : s.sourcePath, estimateTokens(s.content), s.pageTitle ?? null).lastInsertRowid),
     );
     vectors.upsert(newIds.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! })));
     // New rows get rowids above every existing one (SQLite assigns max(rowid) + 1), so the old set is "this

@@ -8,6 +8,8 @@ export interface Snippet {
   sourcePath: string;
   /** Heading anchor within the source file, e.g. "installation". */
   anchor: string | null;
+  /** The page's title where the path does not tell it (wiki pages are stored as pages/<id>). */
+  pageTitle?: string;
 }
 
 /** A rough token count (about four characters per token), enough for budgets and statistics. */

@@ -46,7 +46,7 @@ export interface ContextRequest {
   method?: RankingMethod;
 }
 
-type SnippetRow = { id: number; kind: "code" | "info"; title: string; description: string; language: string | null; content: string; source_path: string | null };
+type SnippetRow = { id: number; kind: "code" | "info"; title: string; description: string; language: string | null; content: string; source_path: string | null; page_title: string | null };
 
 /**
  * The snippets of one library version that best answer `query`, within the token budget: ranked (hybrid by
@@ -65,7 +65,7 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
   const ids = await rankSnippets(volume, ref, request.query, request.method);
   if (ids.length === 0) throw noSnippets(ref, library);
 
-  const load = db.prepare("SELECT id, kind, title, description, language, content, source_path FROM snippets WHERE id = ? AND library_id = ? AND version = ?");
+  const load = db.prepare("SELECT id, kind, title, description, language, content, source_path, page_title FROM snippets WHERE id = ? AND library_id = ? AND version = ?");
   const seen = new Set<string>();
   const answer: ContextAnswer = { snippets: [] };
   let left = request.tokens;
@@ -91,14 +91,14 @@ function codeAnswer(row: SnippetRow, tokens: number): CodeSnippetAnswer {
     codeLanguage: row.language ?? "",
     codeTokens: tokens,
     codeId: source,
-    pageTitle: pageTitleOf(source),
+    pageTitle: row.page_title ?? pageTitleOf(source),
     codeList: [{ language: row.language ?? "", code: row.content }],
   };
 }
 
 function infoAnswer(row: SnippetRow, tokens: number): InfoSnippetAnswer {
   const source = row.source_path ?? "";
-  const page = pageTitleOf(source);
+  const page = row.page_title ?? pageTitleOf(source);
   return { pageId: source, breadcrumb: page && page !== row.title ? `${page} > ${row.title}` : row.title, content: row.content, contentTokens: tokens };
 }
 

@@ -33,7 +33,7 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpS
     async ({ libraryName, query }) =>
       answer(() => {
         const results = searchLibraries(volume.db, access, { libraryName, query });
-        return `Libraries matching "${libraryName}":\n\n${results.map(describeLibrary).join("\n----------\n")}`;
+        return `Libraries matching "${libraryName}":\n\n${results.map((library) => describeLibrary(library, codeSnippetCount(volume, library.id))).join("\n----------\n")}`;
       }),
   );
 
@@ -60,12 +60,17 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpS
   return server;
 }
 
-function describeLibrary(library: LibrarySummary): string {
+/** "Code Snippets" means code: the total also counts prose sections. */
+function codeSnippetCount(volume: OpenVolume, libraryId: string): number {
+  return volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = ? AND version = '' AND kind = 'code'").pluck().get(libraryId) as number;
+}
+
+function describeLibrary(library: LibrarySummary, codeSnippets: number): string {
   return [
     `- Title: ${library.title}`,
     `- Library ID: ${library.id}`,
     `- Description: ${library.description || "(none)"}`,
-    `- Code Snippets: ${library.totalSnippets}`,
+    `- Code Snippets: ${codeSnippets}`,
     `- State: ${library.state}`,
     `- Versions: ${library.versions.join(", ") || "(current only)"}`,
   ].join("\n");

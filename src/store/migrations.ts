@@ -217,6 +217,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Git connections are pinned to the hosts their token may be sent to (JSON array of host[:port]).
       -- NULL (connections made by 0.3.0): the installation's default git host only.
       ALTER TABLE connections ADD COLUMN hosts TEXT;
+      -- The title of the page a snippet comes from, where its path does not tell it (a wiki page's id).
+      ALTER TABLE snippets ADD COLUMN page_title TEXT;
       -- Operator actions that change what clients are served (a library moved to a new source), for review.
       CREATE TABLE audit_log (
         id INTEGER PRIMARY KEY,

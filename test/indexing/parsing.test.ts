@@ -37,8 +37,19 @@ describe("parsing documentation", () => {
       { kind: "code", title: "Configure the size", description: "Pass a size between one and five to the constructor to control the width of the widget.", language: "ts", content: "const w = new Widget({ size: 3 });", sourcePath: "docs/guide.md", anchor: "configure-the-size" },
     ]);
     const info = snippets.filter((s) => s.kind === "info");
-    expect(info.map((s) => s.title)).toEqual(["Widgets", "Configure the size"]);
+    // A paragraph that describes a code block is not repeated as prose (issue 11): only the intro stays an info snippet.
+    expect(info.map((s) => s.title)).toEqual(["Widgets"]);
     expect(info[0]!.description).toBe("Widgets are small reusable parts that render a value.");
+  });
+
+  it("keeps a short section as prose (a three-word Rollback section is found), and never repeats a code description", () => {
+    const page = "# Deploy\n\n## Rollback\n\nRun deploy --undo.\n\n## Build\n\nCompile it first.\n\n```sh\nmake\n```\n\nThen ship the binary to the hosts.\n";
+    const snippets = parseMarkdown(page, "docs/deploy.md");
+    expect(snippets.filter((s) => s.kind === "info").map((s) => [s.title, s.content])).toEqual([
+      ["Rollback", "Run deploy --undo."],
+      ["Build", "Then ship the binary to the hosts."],
+    ]);
+    expect(snippets.find((s) => s.kind === "code")).toMatchObject({ title: "Build", description: "Compile it first.", content: "make" });
   });
 
   it("reads notebooks and reStructuredText into the same kinds of snippets", () => {

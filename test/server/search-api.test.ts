@@ -150,7 +150,11 @@ describe("GET /v2/context", () => {
     expect(code).toMatchObject({ codeTitle: "Exponential backoff", codeLanguage: "js", pageTitle: "retries" });
     expect(code.codeDescription).toMatch(/jitter/);
     expect(code.codeList).toEqual([{ language: "js", code: expect.stringContaining("baseDelayMs: 200") }]);
-    expect(r.json.infoSnippets[0]).toMatchObject({ pageId: "docs/retries.md#exponential-backoff", breadcrumb: "retries > Exponential backoff" });
+    // The prose that describes a code block is not sent a second time as an info snippet (issue 11).
+    const descriptions = r.json.codeSnippets.map((c: { codeDescription: string }) => c.codeDescription).filter(Boolean);
+    for (const info of r.json.infoSnippets as Array<{ content: string; breadcrumb: string }>) {
+      for (const description of descriptions) expect(info.content.replace(/\s+/g, " "), info.breadcrumb).not.toContain(description);
+    }
   });
 
   it("never exceeds the token budget, and a larger budget brings more snippets", async () => {
@@ -244,6 +248,13 @@ describe("the MCP endpoint", () => {
       expect(resolved.isError).toBeFalsy();
       expect(text(resolved)).toContain("- Library ID: /acme/tidewater");
       expect(text(resolved)).toContain("- Versions: v1.0");
+      // "Code Snippets" counts code only (issue 11: it counted prose sections too).
+      const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+      const codeCount = db.prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/tidewater' AND version = '' AND kind = 'code'").pluck().get();
+      const allCount = db.prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/tidewater' AND version = ''").pluck().get();
+      db.close();
+      expect(codeCount).not.toBe(allCount);
+      expect(text(resolved)).toContain(`- Code Snippets: ${codeCount}\n`);
       const id = /Library ID: (\S+)/.exec(text(resolved))![1]!;
       const docs = await client.callTool({ name: "query-docs", arguments: { libraryId: id, query: "how do I add an authorization header to every request", tokens: 1200 } });
       expect(docs.isError).toBeFalsy();

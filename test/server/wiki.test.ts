@@ -13,7 +13,8 @@ const page = (id: string, title: string, language: string, code: string) => ({
   title,
   storage: `<h2>Overview of ${title}</h2><p>This page explains how the ${title.toLowerCase()} part of the platform works and how to call it.</p>` +
     `<ac:structured-macro ac:name="code" ac:schema-version="1"><ac:parameter ac:name="language">${language}</ac:parameter>` +
-    `<ac:plain-text-body><![CDATA[${code}]]></ac:plain-text-body></ac:structured-macro>`,
+    `<ac:plain-text-body><![CDATA[${code}]]></ac:plain-text-body></ac:structured-macro>` +
+    `<h2>Rollback</h2><p>Run ${title.toLowerCase()} undo.</p>`,
 });
 const PAGES = [
   page("1001", "Billing", "python", "bill(customer, amount=10)"),
@@ -63,7 +64,11 @@ async function setup(token = WIKI_TOKEN) {
       db.close();
     }
   };
-  return { server, submit, snippets, dataDir };
+  const context = async (libraryId: string, query: string) => {
+    const response = await fetch(`${server.url}/v2/context?${new URLSearchParams({ libraryId, query, type: "json" })}`, { headers: { authorization: `Bearer ${key}` } });
+    return (await response.json()) as any;
+  };
+  return { server, submit, snippets, dataDir, context };
 }
 
 const SPACE = { cloudId: "cloud-1", siteUrl: "https://eng.example.net", spaceKey: "ENG", spaceName: "Engineering", title: "Engineering handbook", description: "How we build things", projectId: "proj-1" };
@@ -72,12 +77,17 @@ describe("wiki spaces", () => {
   it("turns storage format into code and info snippets", () => {
     const snippets = parseConfluenceStorage(PAGES[0]!.storage, "pages/1001", "Billing");
     expect(snippets.find((s) => s.kind === "code")).toMatchObject({ title: "Overview of Billing", language: "python", content: "bill(customer, amount=10)", sourcePath: "pages/1001" });
-    expect(snippets.find((s) => s.kind === "info")?.content).toMatch(/^This page explains how the billing part/);
-    expect(parseConfluenceStorage("<p>x &lt;script&gt;alert(1)&lt;/script&gt; <b>unclosed", "p", "T")).toEqual([]);
+    expect(snippets.find((s) => s.kind === "code")?.description).toMatch(/^This page explains how the billing part/);
+    // The paragraph that describes the code is not repeated as prose; a three-word section is kept (issue 11).
+    expect(snippets.filter((s) => s.kind === "info").map((s) => [s.title, s.content, s.pageTitle])).toEqual([["Rollback", "Run billing undo.", "Billing"]]);
+    // Markup in a page's text stays text: parsed, never evaluated.
+    expect(parseConfluenceStorage("<p>x &lt;script&gt;alert(1)&lt;/script&gt; <b>unclosed", "p", "T")).toEqual([
+      expect.objectContaining({ kind: "info", content: "x <script>alert(1)</script> unclosed", pageTitle: "T" }),
+    ]);
   });
 
   it("indexes a whole space through every page of the cursor pagination, with the connected account", async () => {
-    const { submit, snippets } = await setup();
+    const { submit, snippets, context } = await setup();
     const before = wiki.requests.length;
     const response = await submit(SPACE);
     expect(response.status).toBe(200);
@@ -90,6 +100,11 @@ describe("wiki spaces", () => {
     const listings = wiki.requests.slice(before).filter((r) => r.includes("/pages?"));
     expect(listings).toHaveLength(3);
     expect(listings.slice(1).every((r) => r.includes("cursor="))).toBe(true);
+
+    // Breadcrumbs name the page by its title, not its id.
+    const rollback = await context("/team-1/wiki/eng", "how do I roll back queues");
+    expect(rollback.infoSnippets[0]).toMatchObject({ pageId: "pages/1004#rollback", breadcrumb: "Queues > Rollback", content: "Run queues undo." });
+    expect(rollback.codeSnippets.find((c: { codeId: string }) => c.codeId.startsWith("pages/1004"))?.pageTitle).toBe("Queues");
 
     const again = await submit(SPACE);
     expect(again.status).toBe(409);
