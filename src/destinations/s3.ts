@@ -137,6 +137,11 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
         leavePartsOnError: false,
       });
       const onAbort = () => void upload.abort().catch(() => {});
+      // Aborted while the name was being checked: an "abort" event already fired reaches no listener added now.
+      if (opts.signal?.aborted) {
+        body.destroy();
+        throw Object.assign(new Error("aborted"), { name: "AbortError" });
+      }
       opts.signal?.addEventListener("abort", onAbort, { once: true });
       try {
         await upload.done();

@@ -102,6 +102,15 @@ export function destinationConformance(label: string, setup: () => Promise<Confo
       expect(await target.listEverything()).toEqual([]);
     });
 
+    it("stops a put whose signal was aborted before it began (it must not upload an endless body for ever)", async () => {
+      const target = await setup();
+      const controller = new AbortController();
+      controller.abort();
+      const endless = new Readable({ read() { this.push(Buffer.alloc(256 * 1024, 3)); } });
+      expect(await codeOf(target.destination.put(names[2]!, endless, { signal: controller.signal }))).toBe("AbortError");
+      expect(await target.listEverything()).toEqual([]);
+    });
+
     it("retention keeps the newest N and never touches anything that is not ours", async () => {
       const target = await setup();
       await target.putForeign("notes.txt", Buffer.from("keep me"));
