@@ -5,7 +5,7 @@
 # silently skipped for want of a tool.
 set -euo pipefail
 
-declare -A package_of=([tar]=tar [sqlite3]=sqlite3 [script]=bsdutils [git]=git)
+declare -A package_of=([tar]=tar [sqlite3]=sqlite3 [script]=bsdutils [git]=git [openssl]=openssl)
 missing=()
 for tool in "${!package_of[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")

@@ -90,6 +90,11 @@ function gitError(stderr: string, options: GitOptions): LdsError {
   if (/not found|does not exist|Remote branch .* not found|404/i.test(stderr)) {
     return new LdsError("repository_not_found", `${where}: repository or branch not found (${scrub(stderr)}).`, { hint: "Check the URL and the branch name." });
   }
+  if (/SSL certificate problem|certificate verify failed|server certificate verification failed/i.test(stderr)) {
+    return new LdsError("repository_unreachable", `Cannot reach ${options.url.host} (${scrub(stderr)}).`, {
+      hint: "The host's certificate is not trusted here: for an internal CA, set LDS_GIT_CA_FILE to its PEM bundle (docs/operations.md).",
+    });
+  }
   if (/Could not resolve host|Connection refused|timed out|unable to access/i.test(stderr)) {
     return new LdsError("repository_unreachable", `Cannot reach ${options.url.host} (${scrub(stderr)}).`, { hint: "Check the URL and the network." });
   }

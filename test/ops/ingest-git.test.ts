@@ -10,6 +10,7 @@ import { checkRepositoryUrl, gitLibraryId } from "../../src/sources/git-url.js";
 import { runCli } from "../helpers/cli.js";
 import { startGitServer } from "../helpers/git-server.js";
 import { tempDir } from "../helpers/temp.js";
+import { startTlsProxy } from "../helpers/tls-proxy.js";
 
 const TOKEN = "ghp_test-token-9f8e7d6c5b4a";
 let git: Awaited<ReturnType<typeof startGitServer>>;
@@ -157,6 +158,26 @@ describe("git repositories", () => {
     const refused = await runCli("lds", ["ingest", "git", repo.url.replace("http://", "http://x:y@"), "--data-dir", dataDir]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/^Error: Repository URL refused: the URL holds credentials/);
+  });
+});
+
+describe("git hosts behind an internal CA", () => {
+  it("lds ingest git trusts the CA named by LDS_GIT_CA_FILE, and only then", async () => {
+    const proxy = await startTlsProxy(git.base);
+    try {
+      const repo = await git.createRepo("public", "acme", "behind-ca", DOCS);
+      const url = repo.url.replace(git.base, proxy.base);
+      const dataDir = tempDir();
+      const untrusted = await runCli("lds", ["ingest", "git", url, "--data-dir", dataDir]);
+      expect(untrusted.exitCode).toBe(8);
+      expect(untrusted.stderr).toMatch(/^Error: Cannot reach 127\.0\.0\.1:\d+ \(.*(certificate|SSL).*\)/im);
+      expect(untrusted.stderr).toMatch(/^Hint: The host's certificate is not trusted here: for an internal CA, set LDS_GIT_CA_FILE/m);
+      const trusted = await runCli("lds", ["ingest", "git", url, "--data-dir", dataDir, "--json"], { LDS_GIT_CA_FILE: proxy.caFile });
+      expect(trusted.exitCode, trusted.stderr).toBe(0);
+      expect(JSON.parse(trusted.stdout)).toMatchObject({ libraryId: `/${new URL(proxy.base).host}/acme/behind-ca`, unchanged: false });
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

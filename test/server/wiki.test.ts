@@ -111,6 +111,24 @@ describe("wiki spaces", () => {
     expect(again.json.error).toBe("duplicate_repo");
   });
 
+  it("another team's space with the same key is its own library: no 409, nothing shared (issue 11)", async () => {
+    const { server, submit, dataDir } = await setup();
+    expect((await submit(SPACE)).json.libraryName).toBe("/team-1/wiki/eng");
+    const cli = async (args: string[], env: Record<string, string> = {}) => {
+      const r = await runCli("lds", [...args, "--data-dir", dataDir], env);
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    await cli(["teams", "create", "ops", "--plan", "enterprise"]);
+    await cli(["teams", "add-project", "ops", "proj-ops"]);
+    await cli(["users", "add", "lead@ops.test", "--team", "ops", "--role", "admin"]);
+    await cli(["connections", "add-wiki", "--team", "ops", "--cloud-id", "cloud-1", "--site-url", "https://eng.example.net", "--api-base", wiki.url], { LDS_CONNECTION_TOKEN: WIKI_TOKEN });
+    const key = JSON.parse(await cli(["keys", "create", "--email", "lead@ops.test", "--json"])).key as string;
+    const response = await fetch(`${server.url}/v2/add/wiki`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ ...SPACE, projectId: "proj-ops" }) });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { libraryName: string }).libraryName).toBe("/team-2/wiki/eng");
+  });
+
   it("indexes only the given pageIds", async () => {
     const { submit, snippets } = await setup();
     expect((await submit({ ...SPACE, pageIds: ["1002", "1004"] })).status).toBe(200);
