@@ -11,7 +11,7 @@ import { runHeavy } from "../util/worker.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
-import { enterVolume } from "./enter-volume.js";
+import { enterVolume, type VolumeEntry } from "./enter-volume.js";
 
 export interface BackupOptions {
   dataDir: string;
@@ -58,10 +58,16 @@ const STAGING_PREFIX = "backup-staging-";
 export async function backup(options: BackupOptions): Promise<BackupResult> {
   const started = Date.now();
   const volume = dataVolume(options.dataDir);
-  if (options.keep !== undefined) assertKeep(options.keep);
-  if (!fs.existsSync(volume.root)) throw noDatabase(volume.root);
-  // Registered as a user of the volume: a restore cannot swap files under the snapshot (issue 11, item 6).
-  const entry = enterVolume(volume.root, "backup");
+  let entry: VolumeEntry;
+  try {
+    if (options.keep !== undefined) assertKeep(options.keep);
+    if (!fs.existsSync(volume.root)) throw noDatabase(volume.root);
+    // Registered as a user of the volume: a restore cannot swap files under the snapshot (issue 11, item 6).
+    entry = enterVolume(volume.root, "backup");
+  } catch (err) {
+    options.lock?.release();
+    throw err;
+  }
   let lock: HeldLock;
   try {
     if (!fs.existsSync(volume.db)) throw noDatabase(volume.root);

@@ -12,7 +12,7 @@ import { buildApp, type AppSettings } from "../server/app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../util/worker.js";
-import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
+import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
 import { exists } from "../util/files.js";
 import { planLimits } from "../server/rate-limiter.js";
 import { createBackupRunner } from "./backup-runner.js";
@@ -55,7 +55,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   let opened: OpenVolume | undefined;
   try {
     // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone.
-    if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) refuseWhileInUse(volume, lock);
+    if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) await waitUntilAlone(volume, lock, 60_000);
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
     await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });

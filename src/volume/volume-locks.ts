@@ -33,6 +33,17 @@ export function lockBackup(volume: DataVolume): HeldLock {
 }
 
 /**
+ * For a starting server about to replace the volume's files: wait (bounded) for the commands that entered the
+ * volume before the lock was taken; they are short, and new ones refuse while the lock says "server-starting".
+ */
+export async function waitUntilAlone(volume: DataVolume, lock: HeldLock, timeoutMs: number): Promise<void> {
+  for (const until = Date.now() + timeoutMs; liveVolumeUsers(volume).length > 0 && Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  refuseWhileInUse(volume, lock);
+}
+
+/**
  * For a holder of server.lock about to replace the volume's files: refuse while commands still have it open
  * (they registered before the lock was taken; any later one sees the lock and stops). Releases the lock first.
  */
