@@ -108,7 +108,6 @@ function removeStale(file: string, judged: LockOwner | null): void {
     return;
   }
   try {
-    stallpoint("lock-stale-judged", 1500);
     const now = readOwner(file);
     const same = judged === null ? now === null : now !== null && now.pid === judged.pid && now.since === judged.since;
     if (same && (now === null || !isAlive(now))) fs.rmSync(file, { force: true });

@@ -68,7 +68,7 @@ async function setup(token = WIKI_TOKEN) {
     const response = await fetch(`${server.url}/v2/context?${new URLSearchParams({ libraryId, query, type: "json" })}`, { headers: { authorization: `Bearer ${key}` } });
     return (await response.json()) as any;
   };
-  return { server, submit, snippets, dataDir, context };
+  return { server, submit, snippets, dataDir, context, cli };
 }
 
 const SPACE = { cloudId: "cloud-1", siteUrl: "https://eng.example.net", spaceKey: "ENG", spaceName: "Engineering", title: "Engineering handbook", description: "How we build things", projectId: "proj-1" };
@@ -112,13 +112,8 @@ describe("wiki spaces", () => {
   });
 
   it("another team's space with the same key is its own library: no 409, nothing shared (issue 11)", async () => {
-    const { server, submit, dataDir } = await setup();
+    const { server, submit, cli } = await setup();
     expect((await submit(SPACE)).json.libraryName).toBe("/team-1/wiki/eng");
-    const cli = async (args: string[], env: Record<string, string> = {}) => {
-      const r = await runCli("lds", [...args, "--data-dir", dataDir], env);
-      expect(r.exitCode, r.stderr).toBe(0);
-      return r.stdout;
-    };
     await cli(["teams", "create", "ops", "--plan", "enterprise"]);
     await cli(["teams", "add-project", "ops", "proj-ops"]);
     await cli(["users", "add", "lead@ops.test", "--team", "ops", "--role", "admin"]);
