@@ -4,6 +4,8 @@ import { LdsError } from "../errors.js";
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** The content types a cross-site form or fetch may send without a CORS preflight. */
 const SIMPLE_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"];
+/** What a body sent to the admin API may be: JSON, or an archive upload. */
+const ACCEPTED_TYPES = ["application/json", "application/octet-stream"];
 
 /**
  * onRequest hook of the admin API (/api/…, issue 11 item 8): a state-changing request must come from the page's own
@@ -18,8 +20,9 @@ export async function requireSameOrigin(request: FastifyRequest): Promise<void> 
   const origin = request.headers.origin;
   if (origin !== undefined && origin !== `${request.protocol}://${request.headers.host}`) throw crossSite(`Origin: ${origin.slice(0, 100)}`);
   const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (SIMPLE_TYPES.includes(type)) {
-    throw new LdsError("unsupported_media_type", `The admin API takes JSON bodies (Content-Type: application/json), not ${type}.`, {
+  const hasBody = Number(request.headers["content-length"] ?? 0) > 0 || request.headers["transfer-encoding"] !== undefined;
+  if (SIMPLE_TYPES.includes(type) || (hasBody && !ACCEPTED_TYPES.includes(type))) {
+    throw new LdsError("unsupported_media_type", `The admin API takes JSON bodies (Content-Type: application/json), not ${type || "a body without a type"}.`, {
       hint: "Send the body as JSON with Content-Type: application/json (an archive upload: application/octet-stream).",
     });
   }

@@ -124,6 +124,8 @@ describe("cross-site requests (item 8)", () => {
     const plain = await api.request("POST", "/api/backup", "{}", { "content-type": "text/plain" });
     expect(plain.status).toBe(415);
     expect(plain.json).toMatchObject({ error: "unsupported_media_type" });
+    const untyped = await fetch(`${url}/api/backup`, { method: "POST", headers: { cookie: api.cookie! }, body: new Uint8Array(Buffer.from("{}")) });
+    expect(untyped.status).toBe(415);
     const foreign = await api.request("POST", "/api/backup", {}, { origin: "https://evil.example" });
     expect(foreign.status).toBe(403);
     expect(foreign.json.message).toMatch(/^Cross-site request refused \(Origin: https:\/\/evil.example\)/);
