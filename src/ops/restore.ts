@@ -9,7 +9,7 @@ import { pipeline } from "node:stream/promises";
 import type { Destination } from "../destinations/destination.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { exists, fsyncDirectory, fsyncFile } from "../util/files.js";
-import { failpoint } from "../util/failpoint.js";
+import { failpoint, stallpoint } from "../util/failpoint.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 import { openArchiveFile } from "./archive-file.js";
 import { ensureDirectory } from "./open-volume.js";
@@ -96,6 +96,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
       work,
       preRestoreDir: freePreRestoreDir(volume.root),
     };
+    stallpoint("restore-hold-before-swap", 10_000);
     failpoint("restore-before-journal");
     // The point of no return: from here a crash is finished by the next lds-restore or lds serve.
     writeJournal(volume, journal);

@@ -67,7 +67,7 @@ function linkNew(file: string, content: string): boolean {
   const temp = `${file}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     fs.writeFileSync(temp, content, { flag: "wx", mode: 0o600 });
-    stallpoint("lock-before-link", 1500);
+    stallpoint("lock-before-link", 8000);
     fs.linkSync(temp, file);
     return true;
   } catch (err) {

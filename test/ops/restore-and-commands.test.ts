@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { makeArchive } from "../helpers/archives.js";
 import { runCli, spawnCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { addBallast, fingerprintTree, libraryIds, seedVolume } from "../helpers/volume.js";
+import { fingerprintTree, libraryIds, seedVolume } from "../helpers/volume.js";
 
 /** The teams of a volume's (or a pre-restore folder's) lds.db. */
 function teamNames(dir: string): string[] {
@@ -54,20 +54,15 @@ describe("commands and an interrupted restore (issue 11, item 3)", () => {
     expect(step).toBeGreaterThan(10);
   }, 300_000);
 
-  it("a command during a running restore is refused and changes nothing; a restore waits for no command", async () => {
-    const source = tempDir("lds-big-");
-    await seedVolume(source);
-    addBallast(source, 200);
-    const out = tempDir();
-    const made = await runCli("backup", ["--data-dir", source, "--to", out, "--json"]);
-    const archive = path.join(out, JSON.parse(made.stdout).name);
+  it("a command during a running restore is refused and changes nothing", async () => {
+    const { archive } = await makeArchive();
     const dataDir = tempDir("lds-target-");
     await seedVolume(dataDir, { libraries: [{ id: "/old/library" }] });
-
-    const restoring = spawnCli("restore", [archive, "--data-dir", dataDir, "--yes"]);
-    const started = Date.now();
-    while (!fs.readdirSync(dataDir).some((n) => n.startsWith("restore-work-"))) {
-      if (Date.now() - started > 30_000) throw new Error("the restore did not start");
+    // The restore holds the volume for 10 s once the archive is verified, just before it swaps files.
+    const restoring = spawnCli("restore", [archive, "--data-dir", dataDir, "--yes"], { LDS_FAILPOINT: "restore-hold-before-swap" });
+    const verified = () => fs.readdirSync(dataDir).some((n) => n.startsWith("restore-work-") && fs.existsSync(path.join(dataDir, n, "key", "secret.key")));
+    for (const until = Date.now() + 30_000; !verified(); ) {
+      if (Date.now() > until) throw new Error("the restore did not reach its swap");
       await new Promise((r) => setTimeout(r, 5));
     }
     const created = await runCli("lds", ["teams", "create", "lost-team", "--data-dir", dataDir]);
@@ -75,6 +70,7 @@ describe("commands and an interrupted restore (issue 11, item 3)", () => {
     expect(created.stderr).toMatch(/^Error: The data volume .* is being restored \(pid \d+\); nothing was done\./m);
     const result = await restoring;
     expect(result.exitCode, String(result.stderr)).toBe(0);
+    expect(libraryIds(dataDir)).toEqual(["/acme/gadgets", "/acme/widgets"]);
     expect(teamNames(dataDir)).not.toContain("lost-team");
   }, 120_000);
 
