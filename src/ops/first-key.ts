@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
-import { addUser, createTeam, findTeam, type Plan } from "../store/accounts.js";
+import { addUser, createTeam, findTeam, listTeams, type Plan } from "../store/accounts.js";
 import { createApiKey } from "../store/api-keys.js";
 
 export interface FirstKey {
@@ -17,8 +17,7 @@ export interface FirstKey {
  */
 export function createFirstKey(db: Database.Database, options: { team: string; email: string; plan: Plan }): FirstKey {
   return db.transaction(() => {
-    const teams = db.prepare("SELECT count(*) FROM teams").pluck().get() as number;
-    if (teams > 0) {
+    if (listTeams(db).length > 0) {
       throw new LdsError("validation_error", "This data volume already has teams: lds init is for the first key of a new installation.", {
         hint: `Create a key for an existing user with: lds keys create --email ${options.email}`,
       });

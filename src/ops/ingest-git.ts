@@ -8,7 +8,9 @@ import { collectSourceSnippets } from "../indexing/source-code.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchRepository, remoteHead } from "../sources/git.js";
 import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
-import { noSnippetsFound, setLibraryState, type LibraryState } from "../store/libraries.js";
+import { noSnippetsFound, recordServedBranch, servedBranchRecords, setLibraryState, type BranchRecord, type LibraryState } from "../store/libraries.js";
+import { recordVersion, versionCommit } from "../store/library-versions.js";
+import { countSnippets } from "../store/snippets.js";
 import type { OpenVolume } from "./open-volume.js";
 import { checkVersionName } from "./version-name.js";
 
@@ -40,7 +42,6 @@ export interface IngestResult {
   unchanged: boolean;
 }
 
-type BranchRecord = { name: string; commit: string; fetchedAt: string };
 
 /**
  * Index a git repository into a library: states queued → fetching → parsing → embedding → finalized (or failed,
@@ -52,7 +53,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
   const { libraryId } = options;
   const { url } = checkRepositoryUrl(options.repositoryUrl, options);
   if (options.version !== undefined) return ingestVersion(options, libraryId, url);
-  const branches = JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string) as BranchRecord[];
+  const branches = servedBranchRecords(db, libraryId);
   const setState = (state: LibraryState, reason: string | null = null) => setLibraryState(db, libraryId, state, reason);
 
   try {
@@ -62,11 +63,11 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     if (known && known.commit === head) {
       // The index is intact at this commit: whatever a re-submission set the state to, it is finished.
       setState("finalized");
-      return { libraryId, branch: known.name, commit: head, snippets: countSnippets(options.volume, libraryId, ""), unchanged: true };
+      return { libraryId, branch: known.name, commit: head, snippets: countSnippets(db, libraryId, ""), unchanged: true };
     }
     const { fetched, count } = await fetchAndIndex(options, libraryId, url, options.branch, "", setState);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
-    db.prepare("UPDATE libraries SET branches = ? WHERE id = ?").run(JSON.stringify([record]), libraryId);
+    recordServedBranch(db, libraryId, record);
     setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
@@ -81,15 +82,11 @@ async function ingestVersion(options: IngestGitOptions, libraryId: string, url: 
   const version = options.version!;
   checkVersionName(version);
   const ref = options.branch ?? version;
-  const known = db.prepare("SELECT commit_sha FROM library_versions WHERE library_id = ? AND name = ?").pluck().get(libraryId, version) as string | undefined;
+  const known = versionCommit(db, libraryId, version);
   const head = await remoteHead({ url, branch: ref, token: options.token, caFile: options.caFile, signal: options.signal });
-  if (known === head) return { libraryId, branch: ref, commit: head, snippets: countSnippets(options.volume, libraryId, version), unchanged: true };
+  if (known === head) return { libraryId, branch: ref, commit: head, snippets: countSnippets(db, libraryId, version), unchanged: true };
   const { fetched, count } = await fetchAndIndex(options, libraryId, url, ref, version);
-  db.prepare(
-    `INSERT INTO library_versions (library_id, name, ref, commit_sha) VALUES (?, ?, ?, ?)
-     ON CONFLICT(library_id, name) DO UPDATE SET ref = excluded.ref, commit_sha = excluded.commit_sha,
-       fetched_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')`,
-  ).run(libraryId, version, ref, fetched.commit);
+  recordVersion(db, libraryId, { name: version, ref, commit: fetched.commit });
   return { libraryId, branch: ref, commit: fetched.commit, snippets: count, unchanged: false };
 }
 
@@ -120,8 +117,4 @@ async function fetchAndIndex(
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
-}
-
-function countSnippets(volume: OpenVolume, libraryId: string, version: string): number {
-  return volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = ? AND version = ?").pluck().get(libraryId, version) as number;
 }

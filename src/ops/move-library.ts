@@ -2,7 +2,7 @@ import { LdsError } from "../errors.js";
 import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
 import { recordAudit } from "../store/audit.js";
 import { enqueueJob } from "../store/jobs.js";
-import { findLibrary, libraryOptions, librariesBySource, setLibraryOptions, setLibraryState } from "../store/libraries.js";
+import { findLibrary, libraryOptions, librariesBySource, setLibraryOptions, setLibrarySource, setLibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "./open-volume.js";
 
 export interface MoveRequest {
@@ -32,7 +32,7 @@ export function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, request: M
   }
   const from = library.source_url ?? "";
   db.transaction(() => {
-    db.prepare("UPDATE libraries SET source_url = ?, source_key = ?, branches = '[]' WHERE id = ?").run(repo.url.href, repo.sourceKey, library.id);
+    setLibrarySource(db, library.id, repo.url.href, repo.sourceKey);
     setLibraryOptions(db, library.id, { ...libraryOptions(db, library.id), branch: request.branch });
     enqueueJob(db, key, { library_id: library.id, kind: "refresh", payload: { url: repo.url.href, ...libraryOptions(db, library.id), teamId: library.team_id ?? undefined } });
     setLibraryState(db, library.id, "queued");

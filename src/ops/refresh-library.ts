@@ -3,6 +3,7 @@ import { accessDenied, callerAccess } from "../search/library-access.js";
 import type { Caller } from "../store/api-keys.js";
 import { enqueueJob, type JobPayload } from "../store/jobs.js";
 import { findLibrary, libraryOptions } from "../store/libraries.js";
+import { libraryVersions } from "../store/library-versions.js";
 import type { OpenVolume } from "./open-volume.js";
 import { trackedBranch } from "./submit-repository.js";
 import { wikiPayloadOf } from "./submit-wiki.js";
@@ -42,7 +43,7 @@ export function refreshLibrary(volume: OpenVolume, caller: Caller, request: Refr
   } else {
     const options = libraryOptions(db, library.id);
     const served = trackedBranch(db, library);
-    const versions = db.prepare("SELECT name, ref FROM library_versions WHERE library_id = ? ORDER BY name").all(library.id) as Array<{ name: string; ref: string }>;
+    const versions = libraryVersions(db, library.id);
     const added = versions.find((v) => v.name === branch || v.ref === branch);
     if (branch && branch !== served && !added) {
       const names = [served ?? "(default branch)", ...versions.map((v) => v.name)];

@@ -10,6 +10,7 @@ import { takeAdminPassword } from "../config/admin-password.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp, type AppSettings } from "../server/app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
+import { hasActiveApiKey } from "../store/api-keys.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../util/worker.js";
 import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
@@ -100,7 +101,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const url = typeof address === "object" && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
     const licence = loadLicence(volume.root, env);
     logger.info({ dataDir: volume.root, url, licence: licence.state, licenceExpiresAt: licence.expiresAt }, "LDS is serving");
-    if (!opened.db.prepare("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1").get()) {
+    if (!hasActiveApiKey(opened.db)) {
       logger.warn({ next: `lds init --email you@example.com --data-dir ${volume.root}` }, "No API key exists yet: create the first team, owner and key with `lds init --email EMAIL` (docs/api.md), then submit a repository with it.");
     }
     const handle = opened;

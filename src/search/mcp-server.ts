@@ -8,6 +8,7 @@ import { CONTEXT_TOKENS } from "./context-budget.js";
 import { contextAsText } from "./context-text.js";
 import type { LibraryAccess } from "./library-access.js";
 import { searchLibraries } from "./library-search.js";
+import { countSnippets } from "../store/snippets.js";
 import type { LibrarySummary } from "./library-summary.js";
 
 /**
@@ -33,7 +34,7 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpS
     async ({ libraryName, query }) =>
       answer(() => {
         const results = searchLibraries(volume.db, access, { libraryName, query });
-        return `Libraries matching "${libraryName}":\n\n${results.map((library) => describeLibrary(library, codeSnippetCount(volume, library.id))).join("\n----------\n")}`;
+        return `Libraries matching "${libraryName}":\n\n${results.map((library) => describeLibrary(library, countSnippets(volume.db, library.id, "", "code"))).join("\n----------\n")}`;
       }),
   );
 
@@ -58,11 +59,6 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpS
       }),
   );
   return server;
-}
-
-/** "Code Snippets" means code: the total also counts prose sections. */
-function codeSnippetCount(volume: OpenVolume, libraryId: string): number {
-  return volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = ? AND version = '' AND kind = 'code'").pluck().get(libraryId) as number;
 }
 
 function describeLibrary(library: LibrarySummary, codeSnippets: number): string {

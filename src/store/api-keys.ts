@@ -52,6 +52,11 @@ export function authenticate(db: Database.Database, authorization: string | unde
   return { keyPrefix: row.prefix, userId: row.user_id, email: row.email, role: row.role, teamId: row.team_id, plan: row.plan };
 }
 
+/** Whether any key still works: a new installation has none (the server then says how to make one). */
+export function hasActiveApiKey(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1").get() !== undefined;
+}
+
 export function revokeApiKey(db: Database.Database, prefix: string): void {
   const changes = db.prepare("UPDATE api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE prefix = ? AND revoked_at IS NULL").run(prefix).changes;
   if (changes === 0) throw new LdsError("validation_error", `No active key ${prefix}.`, { hint: "List keys with `lds keys list`." });

@@ -65,6 +65,27 @@ export function setLibraryOptions(db: Database.Database, id: string, options: Li
   setSetting(db, `library.options:${id}`, JSON.stringify(options));
 }
 
+/** The branch a library serves, as last fetched: one record (none before its first ingestion). */
+export interface BranchRecord {
+  name: string;
+  commit: string;
+  fetchedAt: string;
+}
+
+export function servedBranchRecords(db: Database.Database, libraryId: string): BranchRecord[] {
+  return JSON.parse((db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string | undefined) ?? "[]") as BranchRecord[];
+}
+
+/** A library serves one branch: its record replaces any other (docs/api.md, "Branches"). */
+export function recordServedBranch(db: Database.Database, libraryId: string, record: BranchRecord): void {
+  db.prepare("UPDATE libraries SET branches = ? WHERE id = ?").run(JSON.stringify([record]), libraryId);
+}
+
+/** Point a library at a new source; its served-branch record is cleared until the new source is fetched. */
+export function setLibrarySource(db: Database.Database, libraryId: string, sourceUrl: string, sourceKey: string): void {
+  db.prepare("UPDATE libraries SET source_url = ?, source_key = ?, branches = '[]' WHERE id = ?").run(sourceUrl, sourceKey, libraryId);
+}
+
 /** The branch a library serves, as last fetched; undefined before its first ingestion. */
 export function servedBranch(library: Pick<LibraryRow, "branches">): string | undefined {
   return (JSON.parse(library.branches) as Array<{ name: string }>)[0]?.name;

@@ -1,0 +1,25 @@
+import type Database from "better-sqlite3";
+
+/** A library's pinned versions: tags and added branches indexed apart from its current content. */
+export interface LibraryVersion {
+  name: string;
+  /** The tag or branch it was fetched from. */
+  ref: string;
+}
+
+export function libraryVersions(db: Database.Database, libraryId: string): LibraryVersion[] {
+  return db.prepare("SELECT name, ref FROM library_versions WHERE library_id = ? ORDER BY name").all(libraryId) as LibraryVersion[];
+}
+
+/** The commit a version was last indexed at, or undefined for a version not indexed yet. */
+export function versionCommit(db: Database.Database, libraryId: string, name: string): string | undefined {
+  return db.prepare("SELECT commit_sha FROM library_versions WHERE library_id = ? AND name = ?").pluck().get(libraryId, name) as string | undefined;
+}
+
+export function recordVersion(db: Database.Database, libraryId: string, version: LibraryVersion & { commit: string }): void {
+  db.prepare(
+    `INSERT INTO library_versions (library_id, name, ref, commit_sha) VALUES (?, ?, ?, ?)
+     ON CONFLICT(library_id, name) DO UPDATE SET ref = excluded.ref, commit_sha = excluded.commit_sha,
+       fetched_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')`,
+  ).run(libraryId, version.name, version.ref, version.commit);
+}
