@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate, METHODS } from "./lib/evaluate.js";
-import { openVolume } from "../dist/ops/open-volume.js";
+import { openVolume } from "../dist/volume/open-volume.js";
 import { collectDocuments } from "../dist/indexing/collect.js";
 import { parseDocuments } from "../dist/indexing/parse-documents.js";
 import { replaceLibrarySnippets } from "../dist/indexing/replace-snippets.js";

@@ -2,7 +2,7 @@
 // Text is drawn from a word list (it compresses like prose); vectors are random unit vectors (they barely do).
 import fs from "node:fs";
 import path from "node:path";
-import { openVolume } from "../dist/ops/open-volume.js";
+import { openVolume } from "../dist/volume/open-volume.js";
 
 const WORDS = Array.from({ length: 6000 }, (_, i) => (i * 2654435761 % 4294967296).toString(36).slice(0, 3 + (i % 7)));
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { runEval } from "./eval.js";
 import { arg } from "./lib/measure.js";
 import { percentile, startServer } from "./lib/start-server.js";
-import { openVolume } from "../dist/ops/open-volume.js";
+import { openVolume } from "../dist/volume/open-volume.js";
 import { collectDocuments } from "../dist/indexing/collect.js";
 import { parseDocuments } from "../dist/indexing/parse-documents.js";
 import { replaceLibrarySnippets } from "../dist/indexing/replace-snippets.js";

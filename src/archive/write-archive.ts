@@ -4,11 +4,19 @@ import type { Readable } from "node:stream";
 import * as tar from "tar";
 import { hashFile } from "../util/files.js";
 import { APP_VERSION } from "../version.js";
-import { ARCHIVE_FILES, FORMAT_NAME, FORMAT_VERSION, MANIFEST_PATH, type Manifest, type ManifestFile } from "./manifest.js";
-import type { Snapshot } from "../snapshot/snapshot-volume.js";
+import { ARCHIVE_FILES, FORMAT_NAME, FORMAT_VERSION, MANIFEST_PATH, type Manifest, type ManifestFile, type ManifestLibrary } from "./manifest.js";
 
 /** Hash the snapshot's files and write manifest.json beside them. */
-export async function writeManifest(snapshot: Snapshot, createdAt: Date, appVersion = APP_VERSION): Promise<Manifest> {
+/** A snapshot staged for archiving (snapshot/ makes one): the files laid out as in the archive, and what they hold. */
+export interface StagedSnapshot {
+  /** Folder holding db/lds.db, vectors/vectors.db and key/secret.key, laid out as in the archive. */
+  dir: string;
+  schemaVersion: number;
+  libraries: ManifestLibrary[];
+  partial: string[];
+}
+
+export async function writeManifest(snapshot: StagedSnapshot, createdAt: Date, appVersion = APP_VERSION): Promise<Manifest> {
   const files: ManifestFile[] = [];
   for (const rel of Object.values(ARCHIVE_FILES)) {
     files.push({ path: rel, ...(await hashFile(path.join(snapshot.dir, rel))) });

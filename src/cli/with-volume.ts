@@ -1,7 +1,7 @@
 import { resolveDataDir } from "../config/data-volume.js";
 import { enterVolume } from "../ops/enter-volume.js";
-import { openVolume, type OpenVolume } from "../ops/open-volume.js";
-import { rebuildVectors } from "../vectors/rebuild-vectors.js";
+import { openVolume, type OpenVolume } from "../volume/open-volume.js";
+import { rebuildVectors } from "../ops/rebuild-vectors.js";
 
 /**
  * Open the data volume for one short administrative command and close it afterwards. The volume is entered first

@@ -1,4 +1,4 @@
-import type { OpenVolume } from "../ops/open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 

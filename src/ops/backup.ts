@@ -7,7 +7,7 @@ import { dataVolume } from "../config/data-volume.js";
 import { LdsError } from "../errors.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
 import { archiveStream, writeManifest } from "../archive/write-archive.js";
-import { runHeavy } from "../util/worker.js";
+import { runHeavy } from "./heavy-work.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";

@@ -4,7 +4,7 @@ import { exists } from "../util/files.js";
 import { isAlive, readOwner } from "../volume/lock-file.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 import { registerVolumeUser } from "../volume/volume-users.js";
-import { ensureDirectory } from "./open-volume.js";
+import { ensureDirectory } from "../volume/open-volume.js";
 import { describeRecovery, recoverInterruptedRestore } from "./restore-journal.js";
 
 export interface VolumeEntry {

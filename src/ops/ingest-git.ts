@@ -7,11 +7,12 @@ import { parseDocuments } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchRepository, remoteHead } from "../sources/git.js";
-import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
+import type { GitUrlPolicy } from "../config/git-settings.js";
+import { checkRepositoryUrl } from "../sources/git-url.js";
 import { noSnippetsFound, recordServedBranch, servedBranchRecords, setLibraryState, type BranchRecord, type LibraryState } from "../store/libraries.js";
 import { recordVersion, versionCommit } from "../store/library-versions.js";
 import { countSnippets } from "../store/snippets.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { checkVersionName } from "./version-name.js";
 
 export interface IngestGitOptions extends GitUrlPolicy {

@@ -1,7 +1,8 @@
 import { LdsError } from "../errors.js";
-import { checkRepositoryUrl, DEFAULT_GIT_HOST, gitLibraryId, type GitUrlPolicy } from "../sources/git-url.js";
+import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
+import { checkRepositoryUrl, gitLibraryId } from "../sources/git-url.js";
 import { findLibrary, insertLibrary, librariesBySource } from "../store/libraries.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { trackedBranch } from "./submit-repository.js";
 import { checkVersionName } from "./version-name.js";
 

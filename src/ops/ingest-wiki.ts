@@ -4,7 +4,7 @@ import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchSpacePages } from "../sources/confluence.js";
 import { findWikiConnection, wikiToken } from "../store/connections.js";
 import { noSnippetsFound, setLibraryState, type LibraryState } from "../store/libraries.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface IngestWikiOptions {
   volume: OpenVolume;

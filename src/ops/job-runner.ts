@@ -1,12 +1,13 @@
 import type { Logger } from "pino";
 import { describeFailure, LdsError } from "../errors.js";
-import { checkRepositoryUrl, DEFAULT_GIT_HOST, type GitUrlPolicy } from "../sources/git-url.js";
+import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
+import { checkRepositoryUrl } from "../sources/git-url.js";
 import { findLibrary, setLibraryState, type LibraryRow } from "../store/libraries.js";
 import { claimNextJob, finishJob, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
 import { gitConnectionToken } from "../store/connections.js";
 import { ingestGitRepository } from "./ingest-git.js";
 import { ingestWikiSpace } from "./ingest-wiki.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface JobRunnerOptions {
   volume: OpenVolume;

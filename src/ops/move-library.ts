@@ -1,9 +1,10 @@
 import { LdsError } from "../errors.js";
-import { checkRepositoryUrl, type GitUrlPolicy } from "../sources/git-url.js";
+import type { GitUrlPolicy } from "../config/git-settings.js";
+import { checkRepositoryUrl } from "../sources/git-url.js";
 import { recordAudit } from "../store/audit.js";
 import { enqueueJob } from "../store/jobs.js";
 import { findLibrary, libraryOptions, librariesBySource, setLibraryOptions, setLibrarySource, setLibraryState } from "../store/libraries.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface MoveRequest {
   libraryId: string;

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import { rebuildVectors } from "../vectors/rebuild-vectors.js";
-import type { OpenVolume } from "./open-volume.js";
+import { rebuildVectors } from "./rebuild-vectors.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 
 /**
  * Before serving: refill a vector index left stale by an upgrade or a restore of an older archive, logging

@@ -4,7 +4,7 @@ import type { Caller } from "../store/api-keys.js";
 import { enqueueJob, type JobPayload } from "../store/jobs.js";
 import { findLibrary, libraryOptions } from "../store/libraries.js";
 import { libraryVersions } from "../store/library-versions.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { trackedBranch } from "./submit-repository.js";
 import { wikiPayloadOf } from "./submit-wiki.js";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { runHeavy } from "../util/worker.js";
+import { runHeavy } from "./heavy-work.js";
 import { compatibility } from "../archive/compatibility.js";
 import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
@@ -12,7 +12,7 @@ import { exists, fsyncDirectory, fsyncFile } from "../util/files.js";
 import { failpoint, stallpoint } from "../util/failpoint.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 import { openArchiveFile } from "./archive-file.js";
-import { ensureDirectory } from "./open-volume.js";
+import { ensureDirectory } from "../volume/open-volume.js";
 import { prepareRestoredDatabases } from "./prepare-restored-db.js";
 import {
   RESTORE_WORK_PREFIX,

@@ -1,13 +1,14 @@
 import { isLdsError, LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
-import { checkRepositoryUrl, DEFAULT_GIT_HOST, gitLibraryId, type GitUrlPolicy, type RepositoryUrl } from "../sources/git-url.js";
+import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
+import { checkRepositoryUrl, gitLibraryId, type RepositoryUrl } from "../sources/git-url.js";
 import { teamMayUse } from "../store/accounts.js";
 import type { Caller } from "../store/api-keys.js";
 import { gitConnectionToken } from "../store/connections.js";
 import { enqueueJob, hasPendingJob } from "../store/jobs.js";
 import { findLibrary, insertLibrary, libraryOptions, librariesBySource, servedBranch, setLibraryOptions, setLibraryState, type LibraryRow } from "../store/libraries.js";
 import { checkVersionName } from "./version-name.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface RepositorySubmission {
   docsRepoUrl: string;

@@ -5,7 +5,7 @@ import { teamMayUse } from "../store/accounts.js";
 import { findWikiConnection, normalise, teamHasProject } from "../store/connections.js";
 import { enqueueJob, type WikiJobPayload } from "../store/jobs.js";
 import { findLibrary, insertLibrary } from "../store/libraries.js";
-import type { OpenVolume } from "./open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface WikiSubmission {
   cloudId: string;

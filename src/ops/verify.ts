@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CheckResult } from "../archive/check-snapshot.js";
-import { runHeavy } from "../util/worker.js";
+import { runHeavy } from "./heavy-work.js";
 import { compatibility, type Compatibility } from "../archive/compatibility.js";
 import type { Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";

@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import type { OpenVolume } from "../ops/open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { estimateTokens } from "../indexing/snippet.js";
 import { accessDenied, libraryNotFound, type LibraryAccess } from "./library-access.js";
 import { resolveLibraryRef, type LibraryRef } from "./library-ref.js";

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { APP_VERSION } from "../version.js";
 import { isLdsError } from "../errors.js";
-import type { OpenVolume } from "../ops/open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { buildContext } from "./context.js";
 import { CONTEXT_TOKENS } from "./context-budget.js";
 import { contextAsText } from "./context-text.js";

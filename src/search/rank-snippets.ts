@@ -1,4 +1,4 @@
-import type { OpenVolume } from "../ops/open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import type { LibraryRef } from "./library-ref.js";
 import { ftsExpression, queryTerms } from "./query-terms.js";

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { LdsError, fromSystemError, isDiskFull } from "../errors.js";
 import { assertLicenceAllowsPublicApi, type Licence } from "../licence/licence.js";
 import type { BackupRunner } from "../ops/backup-runner.js";
-import type { OpenVolume } from "../ops/open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { authRoutes } from "./routes/auth.js";
 import { requireSameOrigin } from "./same-origin.js";
 import { backupRoutes } from "./routes/backup.js";

@@ -4,17 +4,13 @@ import Database from "better-sqlite3";
 import type { DataVolume } from "../config/data-volume.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { ARCHIVE_FILES, type ManifestLibrary } from "../archive/manifest.js";
+import type { StagedSnapshot } from "../archive/write-archive.js";
 import { schemaVersion } from "../store/migrate.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
 import { keyMismatch } from "../secrets/key-match.js";
 
-export interface Snapshot {
-  /** Folder holding db/lds.db, vectors/vectors.db and key/secret.key, laid out as in the archive. */
-  dir: string;
-  schemaVersion: number;
-  libraries: ManifestLibrary[];
-  partial: string[];
-}
+/** What a snapshot produced: the archive's files in a staging folder, and what they hold. */
+export type Snapshot = StagedSnapshot;
 
 /**
  * Copy the live databases and the key into `dir` while a server may keep writing. VACUUM INTO reads one

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { openVolume } from "../../src/ops/open-volume.js";
+import { openVolume } from "../../src/volume/open-volume.js";
 import { putSecret } from "../../src/store/secrets-table.js";
 import { partitionOf } from "../../src/vectors/vector-index.js";
 

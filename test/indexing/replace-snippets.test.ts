@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
 import type { Snippet } from "../../src/indexing/snippet.js";
-import { openVolume } from "../../src/ops/open-volume.js";
+import { openVolume } from "../../src/volume/open-volume.js";
 import type { Embedder } from "../../src/vectors/embedder.js";
 import { tempDir } from "../helpers/temp.js";
 

@@ -5,7 +5,7 @@ import { execa } from "execa";
 import Database from "better-sqlite3";
 import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { describe, expect, it } from "vitest";
-import { openVolume } from "../../src/ops/open-volume.js";
+import { openVolume } from "../../src/volume/open-volume.js";
 import { getSecret } from "../../src/store/secrets-table.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";

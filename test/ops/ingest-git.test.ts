@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isLdsError } from "../../src/errors.js";
 import { ingestGitRepository } from "../../src/ops/ingest-git.js";
 import { resolveIngestTarget } from "../../src/ops/ingest-target.js";
-import { openVolume, type OpenVolume } from "../../src/ops/open-volume.js";
+import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { fetchRepository } from "../../src/sources/git.js";
 import { checkRepositoryUrl, gitLibraryId } from "../../src/sources/git-url.js";
 import { runCli } from "../helpers/cli.js";

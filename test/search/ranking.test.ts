@@ -5,7 +5,7 @@ import { evaluate } from "../../bench/lib/evaluate.js";
 import { collectDocuments } from "../../src/indexing/collect.js";
 import { parseDocuments } from "../../src/indexing/parse-documents.js";
 import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
-import { openVolume } from "../../src/ops/open-volume.js";
+import { openVolume } from "../../src/volume/open-volume.js";
 import { ftsExpression, queryTerms } from "../../src/search/query-terms.js";
 import { rankSnippets } from "../../src/search/rank-snippets.js";
 import { ROOT } from "../helpers/cli.js";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isLdsError } from "../../src/errors.js";
-import { openVolume } from "../../src/ops/open-volume.js";
+import { openVolume } from "../../src/volume/open-volume.js";
 import { loadOrCreateKey } from "../../src/secrets/key-file.js";
 import { getSecret, putSecret } from "../../src/store/secrets-table.js";
 import { tempDir } from "../helpers/temp.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openVolume } from "../../src/ops/open-volume.js";
+import { openVolume } from "../../src/volume/open-volume.js";
 import { claimNextJob, enqueueJob, finishJob, jobToken, requeueInterruptedJobs } from "../../src/store/jobs.js";
 import { tempDir } from "../helpers/temp.js";
 

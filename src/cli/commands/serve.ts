@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { resolveDataDir } from "../../config/data-volume.js";
 import { EXIT } from "../../errors.js";
-import { serve } from "../../ops/serve.js";
+import { serve } from "../../server/start.js";
 
 /**
  * Runs until SIGTERM/SIGINT (exit 0) or until the server asks for a restart to apply a staged restore: under a

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { verifyPassword } from "../../admin/passwords.js";
 import { LdsError } from "../../errors.js";
-import type { OpenVolume } from "../../ops/open-volume.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
 import { createSession, deleteSession, findAdmin } from "../../store/admins.js";
 import { SESSION_COOKIE } from "../auth.js";
 import { createRateLimiter } from "../rate-limiter.js";

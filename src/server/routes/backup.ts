@@ -6,7 +6,7 @@ import { assertArchiveName } from "../../destinations/destination.js";
 import { LdsError } from "../../errors.js";
 import type { BackupRunner } from "../../ops/backup-runner.js";
 import { configuredDestination } from "../../ops/configured-destination.js";
-import type { OpenVolume } from "../../ops/open-volume.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
 import { requireAdmin } from "../auth.js";
 import { parseBackupConfig } from "../backup-config-schema.js";
 import { checkLocalDirectory } from "../../destinations/local-path.js";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { OpenVolume } from "../../ops/open-volume.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
 import { schemaVersion } from "../../store/migrate.js";
 import { APP_VERSION } from "../../version.js";
 

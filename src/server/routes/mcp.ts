@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyPluginAsync } from "fastify";
 import { LdsError } from "../../errors.js";
-import type { OpenVolume } from "../../ops/open-volume.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
 import { callerAccess } from "../../search/library-access.js";
 import { createMcpServer } from "../../search/mcp-server.js";
 

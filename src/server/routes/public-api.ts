@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { JobRunner } from "../../ops/job-runner.js";
-import type { OpenVolume } from "../../ops/open-volume.js";
-import type { GitUrlPolicy } from "../../sources/git-url.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
+import type { GitUrlPolicy } from "../../config/git-settings.js";
 import { authenticate, type Caller } from "../../store/api-keys.js";
 import { createRateLimiter, type planLimits } from "../rate-limiter.js";
 import { mcpRoutes } from "./mcp.js";

@@ -8,7 +8,7 @@ import { loadBackupConfig } from "../../config/backup-config.js";
 import { assertArchiveName } from "../../destinations/destination.js";
 import { LdsError } from "../../errors.js";
 import { configuredDestination } from "../../ops/configured-destination.js";
-import type { OpenVolume } from "../../ops/open-volume.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
 import { stageRestore } from "../../ops/staged-restore.js";
 import { verify, type VerifyResult } from "../../ops/verify.js";
 import { requireAdmin } from "../auth.js";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { OpenVolume } from "../../ops/open-volume.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
 import { buildContext, contextAsJson } from "../../search/context.js";
 import { CONTEXT_TOKENS } from "../../search/context-budget.js";
 import { contextAsText } from "../../search/context-text.js";

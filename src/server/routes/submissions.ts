@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { JobRunner } from "../../ops/job-runner.js";
-import type { OpenVolume } from "../../ops/open-volume.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
 import { refreshLibrary } from "../../ops/refresh-library.js";
 import { submitRepository, type RepositorySubmission } from "../../ops/submit-repository.js";
 import { submitWikiSpace, type WikiSubmission } from "../../ops/submit-wiki.js";
-import type { GitUrlPolicy } from "../../sources/git-url.js";
+import type { GitUrlPolicy } from "../../config/git-settings.js";
 import type { Caller } from "../../store/api-keys.js";
 import { createRateLimiter } from "../rate-limiter.js";
 

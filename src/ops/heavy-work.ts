@@ -1,9 +1,9 @@
 import { Worker } from "node:worker_threads";
 import { LdsError, type ErrorCode } from "../errors.js";
-import { builtModule } from "./built-module.js";
+import { builtModule } from "../util/built-module.js";
 import { HEAVY_TASKS, type HeavyTask } from "./heavy-tasks.js";
 
-const WORKER_ENTRY = builtModule(import.meta.url, "./worker-entry.js");
+const WORKER_ENTRY = builtModule(import.meta.url, "./heavy-work-entry.js");
 
 let offThread = false;
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isLdsError } from "../../src/errors.js";
-import { runHeavy, runHeavyWorkOffThread } from "../../src/util/worker.js";
+import { runHeavy, runHeavyWorkOffThread } from "../../src/ops/heavy-work.js";
 import { dataVolume } from "../../src/config/data-volume.js";
 import { tempDir } from "../helpers/temp.js";
 import { seedVolume } from "../helpers/volume.js";

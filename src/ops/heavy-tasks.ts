@@ -1,6 +1,6 @@
 import { checkExtractedSnapshot } from "../archive/check-snapshot.js";
 import { snapshotVolume } from "../snapshot/snapshot-volume.js";
 
-/** Synchronous SQLite work that may run in a worker thread (see worker.ts): called by name, inline or there. */
+/** Synchronous SQLite work that may run in a worker thread (see heavy-work.ts): called by name, inline or there. */
 export const HEAVY_TASKS = { snapshotVolume, checkExtractedSnapshot };
 export type HeavyTask = keyof typeof HEAVY_TASKS;

@@ -1,6 +1,6 @@
-import type { OpenVolume } from "../ops/open-volume.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 import { embeddingText } from "../indexing/snippet.js";
-import { partitionOf } from "./vector-index.js";
+import { partitionOf } from "../vectors/vector-index.js";
 
 const BATCH = 1000;
 
