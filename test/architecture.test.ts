@@ -39,6 +39,30 @@ function importEdges(): Array<[string, string, string]> {
   return edges;
 }
 
+/** The tables of lds.db, read from its migrations so that a new table is covered without editing this test. */
+function ldsTables(): string[] {
+  const migrations = fs.readFileSync(path.join(ROOT, "src/store/migrations.ts"), "utf8");
+  return [...migrations.matchAll(/CREATE (?:VIRTUAL )?TABLE (\w+)/g)].map((m) => m[1]!);
+}
+
+/** Source files outside store/ with SQL that reads or writes a table of lds.db, as "file: statement". */
+function sqlOutsideStore(): string[] {
+  const tables = ldsTables().join("|");
+  const statement = new RegExp(`\\b(FROM|INTO|UPDATE|JOIN|TABLE)\\s+(${tables})\\b`, "g");
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith(".ts") && !path.relative(path.join(ROOT, "src"), full).startsWith("store" + path.sep)) {
+        for (const match of fs.readFileSync(full, "utf8").matchAll(statement)) found.push(`${path.relative(ROOT, full)}: ${match[0]}`);
+      }
+    }
+  };
+  walk(path.join(ROOT, "src"));
+  return found;
+}
+
 describe("the architecture of src/", () => {
   const edges = importEdges();
 
@@ -50,6 +74,11 @@ describe("the architecture of src/", () => {
   it("has no import of a layer above", () => {
     const upward = edges.filter(([from, to]) => layerOf(to) < layerOf(from)).map(([from, to, file]) => `${file} imports ${to}/`);
     expect(upward).toEqual([]);
+  });
+
+  it("keeps every SQL statement against lds.db in store/", () => {
+    expect(ldsTables()).toEqual(expect.arrayContaining(["libraries", "snippets", "snippets_fts", "jobs", "secrets", "audit_log"]));
+    expect(sqlOutsideStore()).toEqual([]);
   });
 
   it("has no two folders that import each other", () => {

@@ -3,7 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import { KEY_BYTES } from "../secrets/seal.js";
-import { keyMismatch } from "../secrets/key-match.js";
+import { keyMismatch } from "../store/key-match.js";
 import { schemaVersion } from "../store/migrate.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
 import { ARCHIVE_FILES, type Manifest } from "./manifest.js";

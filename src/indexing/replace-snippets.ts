@@ -1,6 +1,7 @@
 import type { OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
+import { swapSnippets } from "../store/snippets.js";
 
 const EMBED_BATCH = 256;
 
@@ -20,27 +21,20 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     // promise does not give the event loop a turn (100,000 snippets would otherwise stall it for seconds).
     await new Promise((resolve) => setImmediate(resolve));
   }
-  const oldIds = db.prepare("SELECT id FROM snippets WHERE library_id = ? AND version = ? ORDER BY id").pluck().all(libraryId, version) as number[];
-  const insert = db.prepare(
-    `INSERT INTO snippets (library_id, version, kind, title, description, language, content, source_path, tokens, page_title)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   const partition = partitionOf(libraryId, version);
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const newIds = snippets.map((s) =>
-      Number(insert.run(libraryId, version, s.kind, s.title, s.description, s.language, s.content, s.anchor ? `${s.sourcePath}#${s.anchor}` : s.sourcePath, estimateTokens(s.content), s.pageTitle ?? null).lastInsertRowid),
-    );
-    vectors.upsert(newIds.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! })));
-    // New rows get rowids above every existing one (SQLite assigns max(rowid) + 1), so the old set is "this
-    // library's ids up to the largest old id": one bound value, however many snippets (SQLite caps bound
-    // variables at 32,766, which an id list would exceed on a large library).
-    if (oldIds.length) db.prepare("DELETE FROM snippets WHERE library_id = ? AND version = ? AND id <= ?").run(libraryId, version, oldIds[oldIds.length - 1]);
-    db.exec("COMMIT");
-  } catch (err) {
-    db.exec("ROLLBACK");
-    throw err;
-  }
+  const rows = snippets.map((s) => ({
+    kind: s.kind,
+    title: s.title,
+    description: s.description,
+    language: s.language,
+    content: s.content,
+    sourcePath: s.anchor ? `${s.sourcePath}#${s.anchor}` : s.sourcePath,
+    tokens: estimateTokens(s.content),
+    pageTitle: s.pageTitle ?? null,
+  }));
+  const oldIds = swapSnippets(db, libraryId, version, rows, (newIds) =>
+    vectors.upsert(newIds.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! }))),
+  );
   vectors.remove(oldIds);
   return snippets.length;
 }

@@ -3,7 +3,7 @@ import { describeFailure, LdsError } from "../errors.js";
 import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import { findLibrary, setLibraryState, type LibraryRow } from "../store/libraries.js";
-import { claimNextJob, finishJob, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
+import { claimNextJob, finishJob, hasQueuedJobs, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
 import { gitConnectionToken } from "../store/connections.js";
 import { ingestGitRepository } from "./ingest-git.js";
 import { ingestWikiSpace } from "./ingest-wiki.js";
@@ -112,7 +112,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   return {
     kick: pump,
     async drained() {
-      while (running.size > 0 || volume.db.prepare("SELECT 1 FROM jobs WHERE state = 'queued'").get()) {
+      while (running.size > 0 || hasQueuedJobs(volume.db)) {
         await Promise.all(running.values());
         await new Promise((r) => setTimeout(r, 20));
       }

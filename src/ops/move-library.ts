@@ -1,9 +1,7 @@
 import { LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
-import { recordAudit } from "../store/audit.js";
-import { enqueueJob } from "../store/jobs.js";
-import { findLibrary, libraryOptions, librariesBySource, setLibraryOptions, setLibrarySource, setLibraryState } from "../store/libraries.js";
+import { findLibrary, librariesBySource, relocateLibrary } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface MoveRequest {
@@ -32,12 +30,6 @@ export function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, request: M
     throw new LdsError("source_conflict", `${repo.sourceKey} is already the source of ${other.id}; nothing was changed.`, { hint: `Use ${other.id}, or move it elsewhere first.` });
   }
   const from = library.source_url ?? "";
-  db.transaction(() => {
-    setLibrarySource(db, library.id, repo.url.href, repo.sourceKey);
-    setLibraryOptions(db, library.id, { ...libraryOptions(db, library.id), branch: request.branch });
-    enqueueJob(db, key, { library_id: library.id, kind: "refresh", payload: { url: repo.url.href, ...libraryOptions(db, library.id), teamId: library.team_id ?? undefined } });
-    setLibraryState(db, library.id, "queued");
-    recordAudit(db, { actor: request.actor, action: "library.move", subject: library.id, details: { from, to: repo.url.href, branch: request.branch ?? null } });
-  })();
+  relocateLibrary(db, key, { libraryId: library.id, sourceUrl: repo.url.href, sourceKey: repo.sourceKey, branch: request.branch, teamId: library.team_id, actor: request.actor, from });
   return { from, to: repo.url.href };
 }

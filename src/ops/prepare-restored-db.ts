@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { requeueAfterRestore } from "../store/jobs.js";
 import { fsyncFile } from "../util/files.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
 
@@ -12,7 +13,7 @@ export function prepareRestoredDatabases(dbFile: string, vectorsFile: string, pa
   let requeued: string[] = [];
   try {
     db.pragma("journal_mode = WAL");
-    requeued = requeuePartialLibraries(db, partial);
+    requeued = requeueAfterRestore(db, partial);
     db.pragma("wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();
@@ -26,29 +27,5 @@ export function prepareRestoredDatabases(dbFile: string, vectorsFile: string, pa
   }
   fsyncFile(dbFile);
   fsyncFile(vectorsFile);
-  return requeued;
-}
-
-function requeuePartialLibraries(db: Database.Database, partial: string[]): string[] {
-  const hasJobs = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get();
-  if (!hasJobs || partial.length === 0) return [];
-  const markLibrary = db.prepare(
-    `UPDATE libraries SET state = 'queued', state_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')
-     WHERE id = ?`,
-  );
-  const hasQueuedJob = db.prepare("SELECT 1 FROM jobs WHERE library_id = ? AND state = 'queued'");
-  const queueJob = db.prepare(
-    `INSERT INTO jobs (library_id, kind, state, payload) VALUES (?, 'refresh', 'queued', '{"reason":"restore"}')`,
-  );
-  const requeued: string[] = [];
-  db.transaction(() => {
-    // A job that was running when the snapshot was taken never finished: run it again.
-    db.prepare("UPDATE jobs SET state = 'queued' WHERE state = 'running'").run();
-    for (const id of partial) {
-      if (markLibrary.run("Being indexed when the backup was taken; re-indexing after restore.", id).changes === 0) continue;
-      if (!hasQueuedJob.get(id)) queueJob.run(id);
-      requeued.push(id);
-    }
-  })();
   return requeued;
 }

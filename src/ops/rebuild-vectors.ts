@@ -1,6 +1,7 @@
 import type { OpenVolume } from "../volume/open-volume.js";
 import { embeddingText } from "../indexing/snippet.js";
 import { partitionOf } from "../vectors/vector-index.js";
+import { countAllSnippets, snippetPages } from "../store/snippets.js";
 
 const BATCH = 1000;
 
@@ -14,16 +15,11 @@ export async function rebuildVectors(volume: OpenVolume, onProgress?: (done: num
   if (!vectors.stale) return 0;
   // Always from an empty table: an interrupted rebuild, or a table of another layout or embedder, starts over.
   vectors.recreate();
-  const total = db.prepare("SELECT count(*) FROM snippets").pluck().get() as number;
-  const page = db.prepare("SELECT id, library_id, version, title, description, content FROM snippets WHERE id > ? ORDER BY id LIMIT ?");
-  let last = 0;
+  const total = countAllSnippets(db);
   let done = 0;
-  for (;;) {
-    const rows = page.all(last, BATCH) as Array<{ id: number; library_id: string; version: string; title: string; description: string; content: string }>;
-    if (rows.length === 0) break;
+  for (const rows of snippetPages(db, BATCH)) {
     const embedded = await embedder.embed(rows.map(embeddingText));
     vectors.upsert(rows.map((row, i) => ({ snippetId: row.id, partition: partitionOf(row.library_id, row.version), vector: embedded[i]! })));
-    last = rows[rows.length - 1]!.id;
     done += rows.length;
     onProgress?.(done, total);
   }

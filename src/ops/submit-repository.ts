@@ -5,8 +5,8 @@ import { checkRepositoryUrl, gitLibraryId, type RepositoryUrl } from "../sources
 import { teamMayUse } from "../store/accounts.js";
 import type { Caller } from "../store/api-keys.js";
 import { gitConnectionToken } from "../store/connections.js";
-import { enqueueJob, hasPendingJob } from "../store/jobs.js";
-import { findLibrary, insertLibrary, libraryOptions, librariesBySource, servedBranch, setLibraryOptions, setLibraryState, type LibraryRow } from "../store/libraries.js";
+import { hasPendingJob } from "../store/jobs.js";
+import { createLibraryWithJob, findLibrary, libraryOptions, librariesBySource, queueLibraryJob, servedBranch, type LibraryRow } from "../store/libraries.js";
 import { checkVersionName } from "./version-name.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 
@@ -69,20 +69,18 @@ export function submitRepository(ctx: SubmissionContext, body: RepositorySubmiss
   // Taken by another source (another host's repository before ids named hosts, or another team's private library
   // of 0.3.0): refused, naming the other source only when the caller may see that library.
   if (taken) throw sourceConflict(libraryId, repo, access.canSee(taken) ? taken : undefined);
-  db.transaction(() => {
-    insertLibrary(db, {
-      id: libraryId,
-      teamId: body.private ? caller.teamId : null,
-      title: repo.path[repo.path.length - 1]!,
-      source: "git",
-      sourceUrl: repo.url.href,
-      sourceKey: repo.sourceKey,
-      private: Boolean(body.private),
-      ownerUserId: caller.userId,
-    });
-    setLibraryOptions(db, libraryId, { skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, branch: body.branch });
-    enqueueJob(db, key, { library_id: libraryId, kind: "ingest", payload: { url: repo.url.href, branch: body.branch, skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, teamId: caller.teamId } }, body.gitToken);
-  })();
+  const options = { skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, branch: body.branch };
+  const library = {
+    id: libraryId,
+    teamId: body.private ? caller.teamId : null,
+    title: repo.path[repo.path.length - 1]!,
+    source: "git" as const,
+    sourceUrl: repo.url.href,
+    sourceKey: repo.sourceKey,
+    private: Boolean(body.private),
+    ownerUserId: caller.userId,
+  };
+  createLibraryWithJob(db, key, library, options, { url: repo.url.href, ...options, teamId: caller.teamId }, body.gitToken);
   return { libraryName: libraryId, message: `Repository ${libraryId} was submitted for processing.` };
 }
 
@@ -94,10 +92,7 @@ function resubmit(ctx: SubmissionContext, library: LibraryRow, body: RepositoryS
   }
   ctx.chargeRefresh(library.owner_user_id === ctx.caller.userId);
   const options = libraryOptions(db, library.id);
-  db.transaction(() => {
-    enqueueJob(db, key, { library_id: library.id, kind: "refresh", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options } }, body.gitToken);
-    setLibraryState(db, library.id, "queued");
-  })();
+  queueLibraryJob(db, key, library.id, { kind: "refresh", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options } }, body.gitToken, true);
   return { libraryName: library.id, message: `Repository ${library.id} is already a library; a refresh was started.` };
 }
 
@@ -107,7 +102,7 @@ function addBranch(ctx: SubmissionContext, library: LibraryRow, body: Repository
   const branch = body.branch!;
   if (!hasPendingJob(db, library.id, branch)) {
     const options = libraryOptions(db, library.id);
-    enqueueJob(db, key, { library_id: library.id, kind: "ingest", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options, branch, version: branch } }, body.gitToken);
+    queueLibraryJob(db, key, library.id, { kind: "ingest", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options, branch, version: branch } }, body.gitToken, false);
   }
   return { libraryName: library.id, message: `Branch ${branch} of ${library.id} was submitted for processing; pin it as ${library.id}/${branch}.` };
 }

@@ -3,8 +3,8 @@ import { accessDenied } from "../search/library-access.js";
 import type { Caller } from "../store/api-keys.js";
 import { teamMayUse } from "../store/accounts.js";
 import { findWikiConnection, normalise, teamHasProject } from "../store/connections.js";
-import { enqueueJob, type WikiJobPayload } from "../store/jobs.js";
-import { findLibrary, insertLibrary } from "../store/libraries.js";
+import type { WikiJobPayload } from "../store/jobs.js";
+import { createLibraryWithJob, findLibrary } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface WikiSubmission {
@@ -41,20 +41,8 @@ export function submitWikiSpace(volume: OpenVolume, caller: Caller, body: WikiSu
     throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it with POST /v1/refresh {"libraryName": "${libraryId}"}.` });
   }
   const origin = `confluence://${body.cloudId}/${body.spaceKey}${body.pageIds?.length ? `?pages=${body.pageIds.join(",")}` : ""}`;
-  db.transaction(() => {
-    insertLibrary(db, {
-      id: libraryId,
-      teamId: caller.teamId,
-      title: body.title,
-      description: body.description,
-      source: "wiki",
-      sourceUrl: origin,
-      sourceKey: origin.toLowerCase(),
-      private: true,
-      ownerUserId: caller.userId,
-    });
-    enqueueJob(db, key, { library_id: libraryId, kind: "ingest", payload: wikiPayloadOf(origin, caller.teamId) });
-  })();
+  const library = { id: libraryId, teamId: caller.teamId, title: body.title, description: body.description, source: "wiki" as const, sourceUrl: origin, sourceKey: origin.toLowerCase(), private: true, ownerUserId: caller.userId };
+  createLibraryWithJob(db, key, library, null, wikiPayloadOf(origin, caller.teamId));
   return { libraryName: libraryId, message: `Wiki space ${body.spaceKey} was submitted for processing.` };
 }
 

@@ -3,7 +3,9 @@ import type { OpenVolume } from "../volume/open-volume.js";
 import { estimateTokens } from "../indexing/snippet.js";
 import { accessDenied, libraryNotFound, type LibraryAccess } from "./library-access.js";
 import { resolveLibraryRef, type LibraryRef } from "./library-ref.js";
-import { libraryExists } from "../store/libraries.js";
+import { findLibrary, libraryExists } from "../store/libraries.js";
+import { versionNames } from "../store/library-versions.js";
+import { snippetLoader, type StoredSnippet } from "../store/snippets.js";
 import { rankSnippets, type RankingMethod } from "./rank-snippets.js";
 
 export interface CodeSnippetAnswer {
@@ -46,7 +48,6 @@ export interface ContextRequest {
   method?: RankingMethod;
 }
 
-type SnippetRow = { id: number; kind: "code" | "info"; title: string; description: string; language: string | null; content: string; source_path: string | null; page_title: string | null };
 
 /**
  * The snippets of one library version that best answer `query`, within the token budget: ranked (hybrid by
@@ -56,21 +57,19 @@ type SnippetRow = { id: number; kind: "code" | "info"; title: string; descriptio
 export async function buildContext(volume: OpenVolume, access: LibraryAccess, request: ContextRequest): Promise<ContextAnswer> {
   const { db } = volume;
   const ref = resolveLibraryRef(request.libraryId, libraryExists(db));
-  const library = db.prepare("SELECT id, private, team_id, state, state_reason FROM libraries WHERE id = ?").get(ref.libraryId) as
-    | { id: string; private: number; team_id: number | null; state: string; state_reason: string | null }
-    | undefined;
+  const library = findLibrary(db, ref.libraryId);
   if (!library || !access.canSee(library)) throw libraryNotFound(ref.libraryId);
   if (!access.mayUse(library.id)) throw accessDenied(library.id);
   if (ref.version) checkVersion(volume, ref);
   const ids = await rankSnippets(volume, ref, request.query, request.method);
   if (ids.length === 0) throw noSnippets(ref, library);
 
-  const load = db.prepare("SELECT id, kind, title, description, language, content, source_path, page_title FROM snippets WHERE id = ? AND library_id = ? AND version = ?");
+  const load = snippetLoader(db, ref.libraryId, ref.version);
   const seen = new Set<string>();
   const answer: ContextAnswer = { snippets: [] };
   let left = request.tokens;
   for (const id of ids) {
-    const row = load.get(id, ref.libraryId, ref.version) as SnippetRow | undefined;
+    const row = load(id);
     if (!row) continue; // a vector whose snippet was replaced a moment ago
     const key = `${row.kind}\0${row.content.replace(/\s+/g, " ").trim()}`;
     if (seen.has(key)) continue;
@@ -83,7 +82,7 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
   return answer;
 }
 
-function codeAnswer(row: SnippetRow, tokens: number): CodeSnippetAnswer {
+function codeAnswer(row: StoredSnippet, tokens: number): CodeSnippetAnswer {
   const source = row.source_path ?? "";
   return {
     codeTitle: row.title,
@@ -96,7 +95,7 @@ function codeAnswer(row: SnippetRow, tokens: number): CodeSnippetAnswer {
   };
 }
 
-function infoAnswer(row: SnippetRow, tokens: number): InfoSnippetAnswer {
+function infoAnswer(row: StoredSnippet, tokens: number): InfoSnippetAnswer {
   const source = row.source_path ?? "";
   const page = row.page_title ?? pageTitleOf(source);
   return { pageId: source, breadcrumb: page && page !== row.title ? `${page} > ${row.title}` : row.title, content: row.content, contentTokens: tokens };
@@ -107,7 +106,7 @@ function pageTitleOf(source: string): string {
 }
 
 function checkVersion(volume: OpenVolume, ref: LibraryRef): void {
-  const versions = volume.db.prepare("SELECT name FROM library_versions WHERE library_id = ? ORDER BY name").pluck().all(ref.libraryId) as string[];
+  const versions = versionNames(volume.db, ref.libraryId);
   if (!versions.includes(ref.version)) {
     throw new LdsError("tag_not_found", `${ref.libraryId} has no version "${ref.version.slice(0, 100)}"; available versions: ${versions.join(", ") || "none (only the current content)"}.`, {
       hint: `Ask without a version (${ref.libraryId}) for the current content, or pin one of the available versions.`,

@@ -1,7 +1,9 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import type { LibraryAccess } from "./library-access.js";
-import { LIBRARY_COLUMNS, summarise, type LibraryRow, type LibrarySummary } from "./library-summary.js";
+import { listLibraries } from "../store/libraries.js";
+import { libraryRelevance } from "../store/snippet-search.js";
+import { summarise, type LibraryRow, type LibrarySummary } from "./library-summary.js";
 import { ftsExpression, queryTerms } from "./query-terms.js";
 
 export interface LibrarySearch {
@@ -21,7 +23,7 @@ const DEFAULT_LIMIT = 10;
 export function searchLibraries(db: Database.Database, access: LibraryAccess, search: LibrarySearch): LibrarySummary[] {
   const wanted = normalise(search.libraryName);
   const words = search.libraryName.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const rows = db.prepare(`SELECT ${LIBRARY_COLUMNS} FROM libraries`).all() as LibraryRow[];
+  const rows = listLibraries(db);
   // Names first (cheap, in memory), access only for the matches (it may query the team's allow-list).
   const matched = rows
     .map((row) => ({ row, name: nameScore(row, wanted, words) }))
@@ -32,19 +34,13 @@ export function searchLibraries(db: Database.Database, access: LibraryAccess, se
     });
   }
   const expression = search.query ? ftsExpression(queryTerms(search.query)) : null;
-  const relevance = db.prepare(
-    // bm25() cannot be aggregated (min() of it is refused): take the best row instead.
-    `SELECT bm25(snippets_fts) AS score FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
-     WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = '' ORDER BY score LIMIT 1`,
-  );
+  const relevance = expression ? libraryRelevance(db, expression) : () => 0;
   // Name match decides first, so content relevance is only computed for the strongest name matches.
   const limit = Math.max(1, Math.min(search.limit ?? DEFAULT_LIMIT, 50));
   const best = matched.sort((a, b) => b.name - a.name).slice(0, limit * 3);
   const ranked = best.map((m) => {
     const summary = summarise(db, m.row);
-    // FTS5's bm25() is negative, lower is better: negate so that higher is more relevant; 0 when nothing matches.
-    const score = expression ? -((relevance.pluck().get(expression, m.row.id) as number | null) ?? 0) : 0;
-    return { summary, name: m.name, relevance: score };
+    return { summary, name: m.name, relevance: relevance(m.row.id) };
   });
   ranked.sort((a, b) => b.name - a.name || b.relevance - a.relevance || b.summary.totalSnippets - a.summary.totalSnippets || a.summary.id.localeCompare(b.summary.id));
   return ranked.slice(0, limit).map((r) => r.summary);

@@ -1,4 +1,7 @@
 import type Database from "better-sqlite3";
+import type { LibraryRow as StoredLibrary } from "../store/libraries.js";
+import { versionNames } from "../store/library-versions.js";
+import { snippetTotals } from "../store/snippets.js";
 
 /** A library as search results describe it (the shape clients of hosted services of this kind read). */
 export interface LibrarySummary {
@@ -14,23 +17,13 @@ export interface LibrarySummary {
   versions: string[];
 }
 
-export interface LibraryRow {
-  id: string;
-  title: string;
-  description: string;
-  private: number;
-  team_id: number | null;
-  state: string;
-  branches: string;
-  updated_at: string;
-}
-
-export const LIBRARY_COLUMNS = "id, title, description, private, team_id, state, branches, updated_at";
+/** The columns of a library a summary is made from. */
+export type LibraryRow = Pick<StoredLibrary, "id" | "title" | "description" | "private" | "team_id" | "state" | "branches" | "updated_at">;
 
 /** Totals and versions of one library's current content, and its public state. */
 export function summarise(db: Database.Database, row: LibraryRow): LibrarySummary {
-  const totals = db.prepare("SELECT count(*) AS n, coalesce(sum(tokens), 0) AS tokens FROM snippets WHERE library_id = ? AND version = ''").get(row.id) as { n: number; tokens: number };
-  const versions = db.prepare("SELECT name FROM library_versions WHERE library_id = ? ORDER BY fetched_at DESC").pluck().all(row.id) as string[];
+  const totals = snippetTotals(db, row.id);
+  const versions = versionNames(db, row.id, "newest");
   const branch = (JSON.parse(row.branches) as Array<{ name: string; fetchedAt: string }>)[0];
   return {
     id: row.id,

@@ -2,6 +2,7 @@ import type { OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import type { LibraryRef } from "./library-ref.js";
 import { ftsExpression, queryTerms } from "./query-terms.js";
+import { bm25SnippetIds } from "../store/snippet-search.js";
 
 export type RankingMethod = "bm25" | "vector" | "fused";
 
@@ -14,8 +15,6 @@ const DEPTH = 100;
  */
 const RRF_K = 60;
 const WEIGHTS = { bm25: 1, vector: 0.7 };
-/** BM25 weights of title, description and content: a query word in a section's title says most about it. */
-const BM25 = "bm25(snippets_fts, 4.0, 2.0, 1.0)";
 
 /**
  * The snippet ids of one library version, best answer to `query` first. "fused" combines SQLite FTS5's BM25
@@ -39,14 +38,7 @@ export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: s
 function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): number[] {
   const expression = ftsExpression(queryTerms(query));
   if (!expression) return [];
-  return volume.db
-    .prepare(
-      `SELECT s.id FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
-       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ?
-       ORDER BY ${BM25} LIMIT ?`,
-    )
-    .pluck()
-    .all(expression, ref.libraryId, ref.version, depth) as number[];
+  return bm25SnippetIds(volume.db, ref.libraryId, ref.version, expression, depth);
 }
 
 async function vectorRanking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): Promise<number[]> {

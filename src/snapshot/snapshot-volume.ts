@@ -3,11 +3,12 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { DataVolume } from "../config/data-volume.js";
 import { LdsError, fromSystemError } from "../errors.js";
-import { ARCHIVE_FILES, type ManifestLibrary } from "../archive/manifest.js";
+import { ARCHIVE_FILES } from "../archive/manifest.js";
 import type { StagedSnapshot } from "../archive/write-archive.js";
 import { schemaVersion } from "../store/migrate.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
-import { keyMismatch } from "../secrets/key-match.js";
+import { keyMismatch } from "../store/key-match.js";
+import { librariesOfSnapshot } from "../store/manifest-view.js";
 
 /** What a snapshot produced: the archive's files in a staging folder, and what they hold. */
 export type Snapshot = StagedSnapshot;
@@ -79,22 +80,7 @@ export function describeSnapshot(dbFile: string): Omit<Snapshot, "dir"> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
     const version = schemaVersion(db);
-    const hasLibraries = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'libraries'").get();
-    if (!hasLibraries) return { schemaVersion: version, libraries: [], partial: [] };
-    const libraries = db
-      .prepare(
-        `SELECT l.id, l.title, l.state, (SELECT count(*) FROM snippets s WHERE s.library_id = l.id) AS snippets
-         FROM libraries l ORDER BY l.id`,
-      )
-      .all() as ManifestLibrary[];
-    const partial = db
-      .prepare(
-        `SELECT id FROM libraries WHERE state IN ('fetching','parsing','embedding')
-         UNION SELECT library_id FROM jobs WHERE state = 'running' ORDER BY 1`,
-      )
-      .pluck()
-      .all() as string[];
-    return { schemaVersion: version, libraries, partial };
+    return { schemaVersion: version, ...librariesOfSnapshot(db) };
   } finally {
     db.close();
   }

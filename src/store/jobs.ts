@@ -56,6 +56,11 @@ export function claimNextJob(db: Database.Database): Job | undefined {
   return row ? { ...row, payload: JSON.parse(row.payload) as JobPayload } : undefined;
 }
 
+/** Whether any job waits to run. */
+export function hasQueuedJobs(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM jobs WHERE state = 'queued' LIMIT 1").get() !== undefined;
+}
+
 /** Whether a job for this library (and version: "" = the current content) waits or runs. */
 export function hasPendingJob(db: Database.Database, libraryId: string, version = ""): boolean {
   const payloads = db.prepare("SELECT payload FROM jobs WHERE library_id = ? AND state IN ('queued','running')").pluck().all(libraryId) as string[];
@@ -76,4 +81,33 @@ export function finishJob(db: Database.Database, jobId: number, error: string | 
 /** At start: a job that was running when the process died is run again. */
 export function requeueInterruptedJobs(db: Database.Database): number {
   return db.prepare("UPDATE jobs SET state = 'queued' WHERE state = 'running'").run().changes;
+}
+
+/**
+ * In a restored database copy, before it goes live: jobs that were running at snapshot time never finished, and the
+ * libraries being indexed then (`partial`) are queued again. Returns the libraries queued. Older schemas without
+ * jobs have nothing to queue.
+ */
+export function requeueAfterRestore(db: Database.Database, partial: string[]): string[] {
+  const hasJobs = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get();
+  if (!hasJobs || partial.length === 0) return [];
+  const markLibrary = db.prepare(
+    `UPDATE libraries SET state = 'queued', state_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')
+     WHERE id = ?`,
+  );
+  const hasQueuedJob = db.prepare("SELECT 1 FROM jobs WHERE library_id = ? AND state = 'queued'");
+  const queueJob = db.prepare(
+    `INSERT INTO jobs (library_id, kind, state, payload) VALUES (?, 'refresh', 'queued', '{"reason":"restore"}')`,
+  );
+  const requeued: string[] = [];
+  db.transaction(() => {
+    // A job that was running when the snapshot was taken never finished: run it again.
+    db.prepare("UPDATE jobs SET state = 'queued' WHERE state = 'running'").run();
+    for (const id of partial) {
+      if (markLibrary.run("Being indexed when the backup was taken; re-indexing after restore.", id).changes === 0) continue;
+      if (!hasQueuedJob.get(id)) queueJob.run(id);
+      requeued.push(id);
+    }
+  })();
+  return requeued;
 }

@@ -1,5 +1,7 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
+import { recordAudit } from "./audit.js";
+import { enqueueJob, type JobPayload } from "./jobs.js";
 import { getSetting, setSetting } from "./settings.js";
 
 export type LibraryState = "queued" | "fetching" | "parsing" | "embedding" | "finalized" | "failed";
@@ -8,6 +10,7 @@ export interface LibraryRow {
   id: string;
   team_id: number | null;
   title: string;
+  description: string;
   private: number;
   source: "git" | "wiki";
   source_url: string | null;
@@ -16,6 +19,9 @@ export interface LibraryRow {
   branches: string;
   owner_user_id: number | null;
   state: LibraryState;
+  /** Why the last processing failed, or what it waits for. */
+  state_reason: string | null;
+  updated_at: string;
 }
 
 /** How a library was submitted; kept so that refreshes index it the same way. */
@@ -26,10 +32,15 @@ export interface LibraryOptions {
   branch?: string;
 }
 
-const COLUMNS = "id, team_id, title, private, source, source_url, source_key, branches, owner_user_id, state";
+const COLUMNS = "id, team_id, title, description, private, source, source_url, source_key, branches, owner_user_id, state, state_reason, updated_at";
 
 export function findLibrary(db: Database.Database, id: string): LibraryRow | undefined {
   return db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE id = ?`).get(id) as LibraryRow | undefined;
+}
+
+/** Every library, by id. */
+export function listLibraries(db: Database.Database): LibraryRow[] {
+  return db.prepare(`SELECT ${COLUMNS} FROM libraries ORDER BY id`).all() as LibraryRow[];
 }
 
 /** The libraries indexed from one source (a repository's host and path), whatever their ids. */
@@ -107,4 +118,40 @@ export function noSnippetsFound(libraryId: string): LdsError {
 export function libraryExists(db: Database.Database): (id: string) => boolean {
   const statement = db.prepare("SELECT 1 FROM libraries WHERE id = ?");
   return (id) => statement.get(id) !== undefined;
+}
+
+/** A new library with the options it was submitted with and its first job, all or nothing. */
+export function createLibraryWithJob(db: Database.Database, key: Buffer, library: NewLibrary, options: LibraryOptions | null, payload: JobPayload, token?: string): void {
+  db.transaction(() => {
+    insertLibrary(db, library);
+    if (options) setLibraryOptions(db, library.id, options);
+    enqueueJob(db, key, { library_id: library.id, kind: "ingest", payload }, token);
+  })();
+}
+
+/** Queue a job for an existing library; `markQueued` shows the library as queued (a refresh of what it serves). */
+export function queueLibraryJob(db: Database.Database, key: Buffer, libraryId: string, job: { kind: "ingest" | "refresh"; payload: JobPayload }, token: string | undefined, markQueued: boolean): void {
+  db.transaction(() => {
+    enqueueJob(db, key, { library_id: libraryId, ...job }, token);
+    if (markQueued) setLibraryState(db, libraryId, "queued");
+  })();
+}
+
+/**
+ * Point a library at a new source (an operator's move): the source, the branch it serves, a refresh job, and the
+ * audit record with who did it and where the library came from, all or nothing.
+ */
+export function relocateLibrary(
+  db: Database.Database,
+  key: Buffer,
+  move: { libraryId: string; sourceUrl: string; sourceKey: string; branch?: string; teamId: number | null; actor: string; from: string },
+): void {
+  db.transaction(() => {
+    setLibrarySource(db, move.libraryId, move.sourceUrl, move.sourceKey);
+    const options = { ...libraryOptions(db, move.libraryId), branch: move.branch };
+    setLibraryOptions(db, move.libraryId, options);
+    enqueueJob(db, key, { library_id: move.libraryId, kind: "refresh", payload: { url: move.sourceUrl, ...options, teamId: move.teamId ?? undefined } });
+    setLibraryState(db, move.libraryId, "queued");
+    recordAudit(db, { actor: move.actor, action: "library.move", subject: move.libraryId, details: { from: move.from, to: move.sourceUrl, branch: move.branch ?? null } });
+  })();
 }

@@ -23,3 +23,9 @@ export function recordVersion(db: Database.Database, libraryId: string, version:
        fetched_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')`,
   ).run(libraryId, version.name, version.ref, version.commit);
 }
+
+/** The names clients can pin, by name or newest first. */
+export function versionNames(db: Database.Database, libraryId: string, order: "name" | "newest" = "name"): string[] {
+  const by = order === "name" ? "name" : "fetched_at DESC";
+  return db.prepare(`SELECT name FROM library_versions WHERE library_id = ? ORDER BY ${by}`).pluck().all(libraryId) as string[];
+}

@@ -3,8 +3,9 @@ import type Database from "better-sqlite3";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { keyFingerprint, loadOrCreateKey } from "../secrets/key-file.js";
-import { FINGERPRINT_SETTING } from "../secrets/key-match.js";
+import { FINGERPRINT_SETTING } from "../store/key-match.js";
 import { countSecrets } from "../store/secrets-table.js";
+import { hasAnySnippet } from "../store/snippets.js";
 import { exists } from "../util/files.js";
 import { openStore } from "../store/open-store.js";
 import { getSetting, setSetting } from "../store/settings.js";
@@ -44,7 +45,7 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
     checkKeyBelongs(db, key, volume);
     vectors = openVectorIndex(volume.vectors, embedder);
     // Without snippets there is nothing to embed: a new (or outdated but useless) vector table is made current now.
-    if (vectors.stale && !db.prepare("SELECT 1 FROM snippets LIMIT 1").get()) {
+    if (vectors.stale && !hasAnySnippet(db)) {
       vectors.recreate();
       vectors.markComplete();
     }

@@ -1,10 +1,11 @@
-import { LIBRARY_COLUMNS, summarise, type LibraryRow } from "../../search/library-summary.js";
+import { summarise } from "../../search/library-summary.js";
+import { listLibraries } from "../../store/libraries.js";
 import { withVolume } from "../with-volume.js";
 
 /** `lds libraries list`: every library with its processing state (and why it failed), snippets and versions. */
 export async function run(argv: { dataDir?: string; json: boolean }): Promise<number> {
   return withVolume(argv.dataDir, ({ db }) => {
-    const rows = db.prepare(`SELECT ${LIBRARY_COLUMNS}, state_reason, source, private FROM libraries ORDER BY id`).all() as Array<LibraryRow & { state_reason: string | null; source: string }>;
+    const rows = listLibraries(db);
     const libraries = rows.map((row) => ({ ...summarise(db, row), processing: row.state, reason: row.state_reason, source: row.source, private: Boolean(row.private) }));
     if (argv.json) {
       process.stdout.write(JSON.stringify({ libraries }, null, 2) + "\n");

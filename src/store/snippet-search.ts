@@ -1,0 +1,33 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Full-text search over snippets with SQLite's FTS5 (an engine-only feature, kept in this one module: another store
+ * engine brings its own). `expression` is an FTS5 query built by search/query-terms.ts, never a client's text.
+ */
+
+/** BM25 weights of title, description and content: a query word in a section's title says most about it. */
+const BM25 = "bm25(snippets_fts, 4.0, 2.0, 1.0)";
+
+/** The ids of a library version's snippets matching `expression`, best BM25 first. */
+export function bm25SnippetIds(db: Database.Database, libraryId: string, version: string, expression: string, depth: number): number[] {
+  return db
+    .prepare(
+      `SELECT s.id FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
+       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ?
+       ORDER BY ${BM25} LIMIT ?`,
+    )
+    .pluck()
+    .all(expression, libraryId, version, depth) as number[];
+}
+
+/**
+ * A scorer of libraries by their best snippet's relevance to `expression`: higher is more relevant, 0 when nothing
+ * matches. (FTS5's bm25() is negative, lower better, and cannot be aggregated: the best row is taken instead.)
+ */
+export function libraryRelevance(db: Database.Database, expression: string): (libraryId: string) => number {
+  const best = db.prepare(
+    `SELECT bm25(snippets_fts) AS score FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
+     WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = '' ORDER BY score LIMIT 1`,
+  );
+  return (libraryId) => -((best.pluck().get(expression, libraryId) as number | null) ?? 0);
+}
