@@ -1,10 +1,7 @@
-/** A piece of documentation as stored: code with its explanation, or a prose section. */
-export interface Snippet {
-  kind: "code" | "info";
-  title: string;
-  description: string;
-  language: string | null;
-  content: string;
+import type { SnippetText } from "../store/snippets.js";
+
+/** A piece of documentation as parsed: its text (code with its explanation, or a prose section) and its origin. */
+export interface Snippet extends SnippetText {
   sourcePath: string;
   /** Heading anchor within the source file, e.g. "installation". */
   anchor: string | null;

@@ -17,13 +17,8 @@ export function hasAnySnippet(db: Database.Database): boolean {
   return db.prepare("SELECT 1 FROM snippets LIMIT 1").get() !== undefined;
 }
 
-export interface StoredSnippet {
+export interface StoredSnippet extends SnippetText {
   id: number;
-  kind: "code" | "info";
-  title: string;
-  description: string;
-  language: string | null;
-  content: string;
   source_path: string | null;
   page_title: string | null;
 }
@@ -59,13 +54,17 @@ export function countAllSnippets(db: Database.Database): number {
   return db.prepare("SELECT count(*) FROM snippets").pluck().get() as number;
 }
 
-/** A snippet to store: the kinds, texts and origin indexing produced. */
-export interface NewSnippet {
+/** What a snippet says: code with its explanation, or a prose section. */
+export interface SnippetText {
   kind: "code" | "info";
   title: string;
   description: string;
   language: string | null;
   content: string;
+}
+
+/** A snippet to store: its text and where it comes from. */
+export interface NewSnippet extends SnippetText {
   /** path#anchor */
   sourcePath: string;
   tokens: number;
