@@ -6,7 +6,7 @@ import { KEY_BYTES } from "../secrets/seal.js";
 import { keyMismatch } from "../store/key-match.js";
 import { schemaVersion } from "../store/migrate.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
-import { ARCHIVE_FILES, type Manifest } from "./manifest.js";
+import { ARCHIVE_FILES, archiveDamaged, type Manifest } from "./manifest.js";
 
 export interface CheckResult {
   part: string;
@@ -70,8 +70,4 @@ function withDatabase<T>(file: string, use: (db: Database.Database) => T): T {
   }
 }
 
-function damaged(part: string, what: string): LdsError {
-  return new LdsError("archive_corrupt", `The archive is damaged: ${part} ${what}.`, {
-    hint: "Nothing was changed. Use another archive, or make a new backup if the data volume is still intact.",
-  });
-}
+const damaged = (part: string, what: string) => archiveDamaged(`${part} ${what}`);

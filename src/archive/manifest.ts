@@ -131,8 +131,9 @@ export function manifestFile(manifest: Manifest, path: ArchiveFilePath): Manifes
   return manifest.files.find((f) => f.path === path)!;
 }
 
-function corrupt(what: string): LdsError {
-  return new LdsError("archive_corrupt", `The archive is damaged: ${what}.`, {
-    hint: "Use another archive (`lds backups list`), or make a new backup if the data volume is still intact.",
-  });
+/** The one archive_corrupt of every reader: what is wrong, and that nothing was changed. */
+export function archiveDamaged(what: string, hint = "Nothing was changed. Use another archive, or make a new backup if the data volume is still intact."): LdsError {
+  return new LdsError("archive_corrupt", `The archive is damaged: ${what}.`, { hint });
 }
+
+const corrupt = (what: string) => archiveDamaged(what);

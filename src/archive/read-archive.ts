@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { Parser, type ReadEntry } from "tar";
 import { LdsError } from "../errors.js";
-import { MANIFEST_MAX_BYTES, MANIFEST_PATH, parseManifest, type Manifest, type ManifestFile } from "./manifest.js";
+import { archiveDamaged, MANIFEST_MAX_BYTES, MANIFEST_PATH, parseManifest, type Manifest, type ManifestFile } from "./manifest.js";
 
 export interface ReadArchiveOptions {
   /**
@@ -192,11 +192,7 @@ function toArchiveError(err: unknown, gzipped: boolean): LdsError {
   return corrupt(e?.message ?? String(err));
 }
 
-function corrupt(what: string): LdsError {
-  return new LdsError("archive_corrupt", `The archive is damaged: ${what}.`, {
-    hint: "Nothing was changed. Use another archive, or make a new backup if the data volume is still intact.",
-  });
-}
+const corrupt = (what: string) => archiveDamaged(what);
 
 function unsafe(what: string): LdsError {
   return new LdsError("archive_unsafe", `The archive was refused: ${what}.`, {

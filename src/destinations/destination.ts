@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { fileTimestamp } from "../config/data-volume.js";
 import { LdsError } from "../errors.js";
 
 export interface ArchiveInfo {
@@ -38,8 +39,7 @@ const ARCHIVE_NAME = /^lds-backup-(\d{8}T\d{6}Z)\.tar(\.gz)?$/;
 
 /** `lds-backup-20261121T151441Z.tar[.gz]`: names sort by time. */
 export function archiveName(createdAt: Date, gzip: boolean): string {
-  const stamp = createdAt.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
-  return `lds-backup-${stamp}.tar${gzip ? ".gz" : ""}`;
+  return `lds-backup-${fileTimestamp(createdAt)}.tar${gzip ? ".gz" : ""}`;
 }
 
 export function isArchiveName(name: string): boolean {

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import type { Readable } from "node:stream";
+import { archiveDamaged } from "../archive/manifest.js";
 import type { Destination } from "../destinations/destination.js";
 import { LdsError, fromSystemError } from "../errors.js";
 
@@ -20,9 +21,7 @@ export function openArchiveFile(file: string): { stream: Readable; size: number 
     throw new LdsError("validation_error", `${file} is not a file.`, { hint: "Name an archive file, not a directory." });
   }
   if (stat.size === 0) {
-    throw new LdsError("archive_corrupt", `The archive is damaged: ${file} is empty (0 bytes).`, {
-      hint: "The backup that wrote it probably failed; use another archive.",
-    });
+    throw emptyArchive(file);
   }
   return { stream: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), size: stat.size };
 }
@@ -38,7 +37,11 @@ export async function openSource(
 ): Promise<{ stream: Readable; size: number }> {
   if (!remote) return openArchiveFile(archive);
   const { size } = await remote.destination.stat(remote.name);
-  if (size === 0) throw new LdsError("archive_corrupt", `The archive is damaged: ${archive} is empty (0 bytes).`);
+  if (size === 0) throw emptyArchive(archive);
   const range: [number, number] | undefined = headBytes ? [0, Math.min(size, headBytes) - 1] : undefined;
   return { stream: await remote.destination.get(remote.name, { range }), size };
+}
+
+function emptyArchive(where: string): LdsError {
+  return archiveDamaged(`${where} is empty (0 bytes)`, "The backup that wrote it probably failed; use another archive.");
 }

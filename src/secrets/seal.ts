@@ -40,10 +40,6 @@ export function unseal(key: Buffer, sealed: string, context = ""): string {
   }
 }
 
-export function isSealed(value: string): boolean {
-  return value.startsWith("lds:v");
-}
-
 function tampered(): LdsError {
   return new LdsError("secret_tampered", "A stored secret could not be decrypted with secret.key.", {
     hint: "secret.key does not belong to this database: restore the secret.key that was backed up with it.",

@@ -33,8 +33,6 @@ export function createRateLimiter(windowMs = 60_000) {
   };
 }
 
-export type RateLimiter = ReturnType<typeof createRateLimiter>;
-
 /** Requests per minute for each plan; LDS_RATE_LIMIT_FREE/PRO/ENTERPRISE override them. */
 export function planLimits(env: NodeJS.ProcessEnv): Record<"free" | "pro" | "enterprise", number> {
   return {

@@ -3,7 +3,7 @@ import { verifyPassword } from "../../admin/passwords.js";
 import { LdsError } from "../../errors.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { createSession, deleteSession, findAdmin } from "../../store/admins.js";
-import { SESSION_COOKIE } from "../auth.js";
+import { SESSION_COOKIE } from "../admin-session.js";
 import { createRateLimiter } from "../rate-limiter.js";
 
 export interface AuthRouteOptions {

@@ -7,7 +7,7 @@ import { LdsError } from "../../errors.js";
 import type { BackupRunner } from "../../ops/backup-runner.js";
 import { configuredDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { requireAdmin } from "../auth.js";
+import { requireAdmin } from "../admin-session.js";
 import { parseBackupConfig } from "../backup-config-schema.js";
 import { checkLocalDirectory } from "../../destinations/local-path.js";
 import { parseRange } from "../range.js";

@@ -11,7 +11,7 @@ import { configuredDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { stageRestore } from "../../ops/staged-restore.js";
 import { verify, type VerifyResult } from "../../ops/verify.js";
-import { requireAdmin } from "../auth.js";
+import { requireAdmin } from "../admin-session.js";
 
 export interface RestoreRouteOptions {
   volume: OpenVolume;
