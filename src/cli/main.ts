@@ -1,6 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { errorTable, EXIT, LdsError } from "../errors.js";
 import { CONTEXT_TOKENS } from "../search/context-budget.js";
+import { destinationDrivers } from "../destinations/registry.js";
 import { APP_VERSION } from "../version.js";
 import { reportError } from "./report-error.js";
 
@@ -12,15 +13,22 @@ const dataDirOption = {
   describe: "Data volume directory (default: $LDS_DATA_DIR, else ./data)",
 } as const;
 
-/** S3 settings besides bucket and prefix (which come from the s3:// URL); see docs/destinations/s3.md. */
-function s3Options(y: Argv): Argv {
-  return y
-    .option("s3-region", { type: "string", describe: "S3 region (default: $LDS_S3_REGION, else us-east-1)" })
-    .option("s3-endpoint", { type: "string", describe: "S3-compatible endpoint URL (default: $LDS_S3_ENDPOINT, else AWS)" })
-    .option("s3-path-style", { type: "boolean", describe: "Path-style addressing (default: $LDS_S3_PATH_STYLE)" })
-    .option("s3-access-key-id", { type: "string", describe: "Access key id (default: $LDS_S3_ACCESS_KEY_ID, else the AWS chain)" })
-    .option("s3-secret-access-key-file", { type: "string", describe: "File holding the secret key (default: $LDS_S3_SECRET_ACCESS_KEY)" })
-    .group(["s3-region", "s3-endpoint", "s3-path-style", "s3-access-key-id", "s3-secret-access-key-file"], "S3 options:");
+/**
+ * Every destination driver's settings as flags (destinations/registry.ts): each driver declares them once. A secret
+ * is taken from a file (`--…-file`) or its environment variable, never from a flag's value.
+ */
+function destinationOptions(y: Argv): Argv {
+  for (const driver of destinationDrivers()) {
+    const flags: string[] = [];
+    for (const s of driver.settings) {
+      const flag = s.secret ? `${s.flag}-file` : s.flag;
+      const otherwise = `(default: $${s.env}${s.fallback ? `, else ${s.fallback}` : ""})`;
+      y = y.option(flag, { type: s.secret ? "string" : s.type, describe: s.secret ? `File holding the ${s.describe} ${otherwise}` : `${s.describe} ${otherwise}` });
+      flags.push(flag);
+    }
+    if (flags.length) y = y.group(flags, driver.label);
+  }
+  return y;
 }
 
 /** Commands load lazily so that `lds verify` does not pay for loading the HTTP server or the AWS SDK. */
@@ -28,7 +36,7 @@ function commands(cli: Argv, entry: Entry): Argv {
   const json = { type: "boolean", default: false, describe: "Print the result as one JSON object" } as const;
   const backup = {
     builder: (y: Argv) =>
-      s3Options(
+      destinationOptions(
         y
           .option("data-dir", dataDirOption)
           .option("to", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
@@ -40,7 +48,7 @@ function commands(cli: Argv, entry: Entry): Argv {
   };
   const restore = {
     builder: (y: Argv) =>
-      s3Options(
+      destinationOptions(
         y
           .positional("archive", { type: "string", demandOption: true, describe: "Archive file, or s3://bucket/prefix/<name>" })
           .option("data-dir", dataDirOption)
@@ -50,7 +58,7 @@ function commands(cli: Argv, entry: Entry): Argv {
     handler: lazy(() => import("./commands/restore.js")),
   };
   const from = (y: Argv) =>
-    s3Options(
+    destinationOptions(
       y
         .option("data-dir", dataDirOption)
         .option("from", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
@@ -221,13 +229,13 @@ function commands(cli: Argv, entry: Entry): Argv {
     .command(
       "verify <archive>",
       "Check an archive completely: structure, checksums, databases, key (a file or s3://…/<name>)",
-      (y) => s3Options(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
+      (y) => destinationOptions(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
       lazy(() => import("./commands/verify.js")),
     )
     .command(
       "inspect <archive>",
       "Show what an archive holds, reading only its start (a file or s3://…/<name>)",
-      (y) => s3Options(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
+      (y) => destinationOptions(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
       lazy(() => import("./commands/inspect.js")),
     )
     .demandCommand(1, "Name a command: lds serve, backup, restore, backups, verify, inspect, search or context.");

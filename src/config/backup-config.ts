@@ -54,9 +54,9 @@ export function loadBackupConfig(db: Database.Database): BackupConfig {
   return config;
 }
 
-/** The S3 secret, unsealed, for the driver only: it never leaves the process. */
-export function loadS3Secret(db: Database.Database, key: Buffer): string | undefined {
-  return getSecret(db, key, S3_SECRET);
+/** A destination's secret setting, unsealed, for its driver only: it never leaves the process. */
+export function loadDestinationSecret(db: Database.Database, key: Buffer, kind: string, field: string): string | undefined {
+  return getSecret(db, key, `backup.${kind}.${field}`);
 }
 
 /**

@@ -12,7 +12,8 @@ export interface ArchiveInfo {
 
 /** Where archives are kept. Every driver passes the same conformance suite (test/destinations). */
 export interface Destination {
-  readonly kind: "local" | "s3";
+  /** The driver that made it (destinations/registry.ts): "local", "s3", … */
+  readonly kind: string;
   /** Human-readable place, for messages: a directory or s3://bucket/prefix. */
   readonly description: string;
   /**

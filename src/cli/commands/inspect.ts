@@ -1,10 +1,10 @@
-import { isS3Url, remoteArchive, s3Settings } from "../../destinations/location.js";
+import { openRemoteArchive } from "../../destinations/registry.js";
 import { inspect } from "../../ops/inspect.js";
 import type { DestinationArgs } from "../destination-args.js";
 import { printSummary } from "../summary.js";
 
 export async function run(argv: DestinationArgs & { archive: string; json: boolean }): Promise<number> {
-  const remote = isS3Url(argv.archive) ? await remoteArchive(argv.archive, s3Settings(argv)) : undefined;
+  const remote = await openRemoteArchive(argv.archive, argv);
   const result = await inspect(argv.archive, remote);
   if (argv.json) {
     const { files: _files, ...manifest } = result.manifest;

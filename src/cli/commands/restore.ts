@@ -5,7 +5,7 @@ import { resolveDataDir } from "../../config/data-volume.js";
 import { LdsError } from "../../errors.js";
 import { describeRecovery } from "../../ops/restore-journal.js";
 import { restore } from "../../ops/restore.js";
-import { isS3Url, remoteArchive, s3Settings } from "../../destinations/location.js";
+import { openRemoteArchive } from "../../destinations/registry.js";
 import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
@@ -25,7 +25,7 @@ export async function run(argv: DestinationArgs & { archive: string; yes: boolea
     const result = await restore({
       dataDir,
       archive: argv.archive,
-      download: isS3Url(argv.archive) ? await remoteArchive(argv.archive, s3Settings(argv)) : undefined,
+      download: await openRemoteArchive(argv.archive, argv),
       signal: interrupt.signal,
       onProgress: progress.update,
       confirm: async (manifest) => {

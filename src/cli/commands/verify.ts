@@ -1,4 +1,4 @@
-import { isS3Url, remoteArchive, s3Settings } from "../../destinations/location.js";
+import { openRemoteArchive } from "../../destinations/registry.js";
 import { verify } from "../../ops/verify.js";
 import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
@@ -9,7 +9,7 @@ export async function run(argv: DestinationArgs & { archive: string; json: boole
   const interrupt = interruptSignal();
   const progress = byteProgress("Verifying", !argv.json && process.stderr.isTTY === true);
   try {
-    const remote = isS3Url(argv.archive) ? await remoteArchive(argv.archive, s3Settings(argv)) : undefined;
+    const remote = await openRemoteArchive(argv.archive, argv);
     const result = await verify(argv.archive, { remote, signal: interrupt.signal, onProgress: progress.update });
     progress.stop();
     if (argv.json) {

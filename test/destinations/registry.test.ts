@@ -1,0 +1,50 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { driverFor, isRemoteLocation, openLocation, openRemoteArchive, registerDriver, settingsFrom } from "../../src/destinations/registry.js";
+import { s3Driver } from "../../src/destinations/s3-driver.js";
+import { destinationConformance } from "./conformance.js";
+import { memoryDriver, stores } from "./memory-driver.js";
+
+// The one line a new driver needs besides its file.
+registerDriver(memoryDriver);
+
+destinationConformance("a third driver added through the registry (memory)", async () => {
+  const store = randomBytes(4).toString("hex");
+  const destination = await openLocation(`mem://${store}`, {});
+  return {
+    destination,
+    async putForeign(name, body) {
+      stores.get(store)!.set(name, { body, at: new Date() });
+    },
+    async listEverything() {
+      return [...(stores.get(store)?.keys() ?? [])].sort();
+    },
+  };
+});
+
+describe("the destination registry", () => {
+  it("finds a location's driver by its scheme, with paths going to the local driver", async () => {
+    expect(driverFor("s3://bucket/prefix").kind).toBe("s3");
+    expect(driverFor("mem://x").kind).toBe("memory");
+    expect(driverFor("/var/backups/lds").kind).toBe("local");
+    expect(driverFor("relative/dir").kind).toBe("local");
+    expect(isRemoteLocation("mem://x")).toBe(true);
+    expect(isRemoteLocation("/srv/x")).toBe(false);
+    const remote = await openRemoteArchive("mem://store/lds-backup-20260101T000000Z.tar", {});
+    expect(remote?.name).toBe("lds-backup-20260101T000000Z.tar");
+    expect(remote?.destination.description).toBe("mem://store");
+    expect(await openRemoteArchive("/srv/archives/lds-backup-20260101T000000Z.tar", {})).toBeUndefined();
+    expect(() => registerDriver(memoryDriver)).toThrow(/registered already/);
+  });
+
+  it("reads a driver's settings from flags, then the environment; a secret never from a flag's value", () => {
+    const env = { LDS_S3_REGION: "eu-west-1", LDS_S3_PATH_STYLE: "true", LDS_S3_SECRET_ACCESS_KEY: "from-env" };
+    expect(settingsFrom(s3Driver, { s3Region: "us-west-2", s3SecretAccessKey: "ignored-flag" }, env)).toMatchObject({
+      region: "us-west-2",
+      forcePathStyle: true,
+      secretAccessKey: "from-env",
+    });
+    expect(settingsFrom(s3Driver, {}, env).region).toBe("eu-west-1");
+    expect(() => settingsFrom(s3Driver, { s3SecretAccessKeyFile: "/nonexistent/secret" }, {})).toThrow(/--s3-secret-access-key-file/);
+  });
+});
