@@ -32,6 +32,13 @@ export interface DestinationDriver {
   /** Heading of its CLI options, e.g. "S3 options:". */
   label: string;
   settings: DriverSetting[];
+  /**
+   * JSON Schema of the configuration's fields besides `type` and the secret settings (those are added for every
+   * driver: the write-only `<key>` and the read-only `<key>Set`). Defaults fill what a request leaves out.
+   */
+  config: { required?: string[]; properties: Record<string, object> };
+  /** Checks of a configuration before it is saved that a schema cannot make (the server answers 400 with them). */
+  checkConfig?(config: Record<string, unknown>, volume: { dataDir: string }): Promise<void>;
   /** The location a stored configuration of this driver names (its fields as in PUT /api/backup/config). */
   locationOf(config: Record<string, unknown>, defaults: { backupsDir: string }): string;
   /** The destination at a location an operator typed (a directory, s3://bucket/prefix). */

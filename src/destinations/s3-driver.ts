@@ -15,6 +15,17 @@ export const s3Driver: DestinationDriver = {
     { key: "secretAccessKey", type: "string", flag: "s3-secret-access-key", env: "LDS_S3_SECRET_ACCESS_KEY", describe: "secret key", secret: true },
   ],
   locationOf: (config) => `s3://${String(config.bucket)}${config.prefix ? `/${String(config.prefix)}` : ""}`,
+  config: {
+    required: ["bucket"],
+    properties: {
+      bucket: { type: "string", pattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$" },
+      region: { type: "string", pattern: "^[a-z0-9-]{2,32}$", default: "us-east-1" },
+      endpoint: { type: ["string", "null"], pattern: "^https?://[^\\s]+$", default: null },
+      forcePathStyle: { type: "boolean", default: false },
+      prefix: { type: "string", maxLength: 512, pattern: "^[^\\\\]*$", default: "" },
+      accessKeyId: { type: ["string", "null"], maxLength: 256, default: null },
+    },
+  },
   async open(location, settings) {
     const { createS3Destination } = await import("./s3.js");
     return createS3Destination({ ...options(settings), ...parseS3Url(location) });

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { Cron } from "croner";
 import type { Logger } from "pino";
-import { loadBackupConfig, scheduleCron } from "../config/backup-config.js";
+import { loadBackupConfig, scheduleCron } from "./backup-config.js";
 import { dataVolume } from "../config/data-volume.js";
 import { isLdsError, LdsError } from "../errors.js";
 import { getSetting, setSetting } from "../store/settings.js";

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { loadDestinationSecret, type BackupConfig } from "../config/backup-config.js";
+import { loadDestinationSecret, type BackupConfig } from "./backup-config.js";
 import { dataVolume } from "../config/data-volume.js";
 import type { Destination } from "../destinations/destination.js";
 import { openConfigured } from "../destinations/registry.js";

@@ -13,7 +13,9 @@ export const memoryDriver: DestinationDriver = {
   kind: "memory",
   scheme: "mem",
   label: "Memory options:",
-  settings: [{ key: "latencyMs", type: "string", flag: "mem-latency-ms", env: "LDS_MEM_LATENCY_MS", describe: "Delay of every call" }],
+  settings: [{ key: "token", type: "string", flag: "mem-token", env: "LDS_MEM_TOKEN", describe: "access token", secret: true }],
+  config: { required: ["store"], properties: { store: { type: "string", pattern: "^[a-z0-9]+$" } } },
+  locationOf: (config) => `mem://${String(config.store)}`,
   open: async (location) => memoryDestination(location.slice("mem://".length)),
   openArchive: async (location) => {
     const rest = location.slice("mem://".length);

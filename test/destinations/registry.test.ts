@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { driverFor, isRemoteLocation, openLocation, openRemoteArchive, registerDriver, settingsFrom } from "../../src/destinations/registry.js";
+import { driverFor, isRemoteLocation, openConfigured, openLocation, openRemoteArchive, registerDriver, settingsFrom } from "../../src/destinations/registry.js";
+import { parseBackupConfig } from "../../src/server/backup-config-schema.js";
 import { s3Driver } from "../../src/destinations/s3-driver.js";
 import { destinationConformance } from "./conformance.js";
 import { memoryDriver, stores } from "./memory-driver.js";
@@ -35,6 +36,17 @@ describe("the destination registry", () => {
     expect(remote?.destination.description).toBe("mem://store");
     expect(await openRemoteArchive("/srv/archives/lds-backup-20260101T000000Z.tar", {})).toBeUndefined();
     expect(() => registerDriver(memoryDriver)).toThrow(/registered already/);
+  });
+
+  it("the server's configuration takes the new driver's fields and its write-only secret, and opens it", async () => {
+    const config = parseBackupConfig({ destination: { type: "memory", store: "abc", token: "t0ken" }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" });
+    expect(config.destination).toEqual({ type: "memory", store: "abc", token: "t0ken" });
+    expect(() => parseBackupConfig({ destination: { type: "memory" }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" })).toThrow(/destination.store is required/);
+    expect(() => parseBackupConfig({ destination: { type: "ftp" }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" })).toThrow(/destination.type must be "local" or "memory" or "s3"/);
+    const asked: string[] = [];
+    const destination = await openConfigured({ type: "memory", store: "abc" }, (key) => (asked.push(key), "t0ken"), { backupsDir: "/unused" });
+    expect(destination.description).toBe("mem://abc");
+    expect(asked).toEqual(["token"]);
   });
 
   it("reads a driver's settings from flags, then the environment; a secret never from a flag's value", () => {

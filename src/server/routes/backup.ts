@@ -1,7 +1,5 @@
-import fs from "node:fs";
 import type { FastifyPluginAsync } from "fastify";
-import { loadBackupConfig, saveBackupConfig } from "../../config/backup-config.js";
-import { dataVolume } from "../../config/data-volume.js";
+import { loadBackupConfig, saveBackupConfig } from "../../ops/backup-config.js";
 import { assertArchiveName } from "../../destinations/destination.js";
 import { LdsError } from "../../errors.js";
 import type { BackupRunner } from "../../ops/backup-runner.js";
@@ -9,7 +7,7 @@ import { configuredDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { requireAdmin } from "../admin-session.js";
 import { parseBackupConfig } from "../backup-config-schema.js";
-import { checkLocalDirectory } from "../../destinations/local-path.js";
+import { driverOfKind } from "../../destinations/registry.js";
 import { parseRange } from "../range.js";
 
 export interface BackupRouteOptions {
@@ -64,27 +62,11 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
 
   app.put("/api/backup/config", async (request) => {
     const update = parseBackupConfig(request.body);
-    if (update.destination.type === "local" && update.destination.path) await checkWritable(update.destination.path);
+    // Early feedback from the driver (a local path must be a writable directory): a 400 now, not a failed backup at 3 a.m.
+    await driverOfKind(update.destination.type).checkConfig?.(update.destination, { dataDir });
     const saved = saveBackupConfig(db, key, update);
     runner.reschedule();
     request.log.info({ destination: saved.destination.type, schedule: saved.schedule.preset }, "backup configuration changed");
     return saved;
   });
-
-  /** Early feedback on a local path: better a 400 now than a failed backup at 3 a.m. */
-  async function checkWritable(dir: string): Promise<void> {
-    checkLocalDirectory(dir);
-    if (dir === dataVolume(dataDir).root) {
-      throw new LdsError("validation_error", "destination.path must not be the data directory itself.", { hint: "Use a subdirectory, ideally on another disk." });
-    }
-    try {
-      // On the thread pool: a filesystem call that hangs must not stop the event loop.
-      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-      await fs.promises.access(dir, fs.constants.W_OK);
-    } catch (err) {
-      throw new LdsError("validation_error", `destination.path ${dir} is not a writable directory (${(err as NodeJS.ErrnoException).code}).`, {
-        hint: "Create it and give the LDS user write access, or choose another path.",
-      });
-    }
-  }
 };

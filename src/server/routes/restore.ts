@@ -4,7 +4,7 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { FastifyPluginAsync } from "fastify";
-import { loadBackupConfig } from "../../config/backup-config.js";
+import { loadBackupConfig } from "../../ops/backup-config.js";
 import { assertArchiveName } from "../../destinations/destination.js";
 import { LdsError } from "../../errors.js";
 import { configuredDestination } from "../../ops/configured-destination.js";

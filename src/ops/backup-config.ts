@@ -1,32 +1,25 @@
 import type Database from "better-sqlite3";
 import { Cron } from "croner";
 import { LdsError } from "../errors.js";
-import { deleteSecret, getSecret, hasSecret, putSecret } from "../store/secrets-table.js";
-import { getSetting, setSetting } from "../store/settings.js";
+import { driverOfKind } from "../destinations/registry.js";
+import { getSecret, hasSecret, saveSettingWithSecrets } from "../store/secrets-table.js";
+import { getSetting } from "../store/settings.js";
 
-/** The backup configuration as stored and as GET /api/backup/config answers (the secret is never included). */
+/**
+ * The backup configuration as stored and as GET /api/backup/config answers. The destination's fields are its
+ * driver's (destinations/registry.ts); a secret setting is write-only: never included, only `<key>Set: boolean`.
+ */
 export interface BackupConfig {
-  destination: LocalDestinationConfig | S3DestinationConfig;
+  destination: DestinationConfig;
   schedule: { preset: SchedulePreset; cron: string | null; timezone: string };
   /** Keep the newest N archives after each successful backup; null keeps all. */
   retention: { keep: number | null };
   compression: "none" | "gzip";
 }
-export interface LocalDestinationConfig {
-  type: "local";
-  /** Absolute path; null means <data-dir>/backups. */
-  path: string | null;
-}
-export interface S3DestinationConfig {
-  type: "s3";
-  bucket: string;
-  region: string;
-  endpoint: string | null;
-  forcePathStyle: boolean;
-  prefix: string;
-  accessKeyId: string | null;
-  /** Read-only: whether a secret access key is stored (sealed). */
-  secretAccessKeySet?: boolean;
+/** `{type: "local", path}`, `{type: "s3", bucket, region, …}`: the fields its driver declares (docs/admin-api.md). */
+export interface DestinationConfig {
+  type: string;
+  [field: string]: unknown;
 }
 export type SchedulePreset = "off" | "daily" | "every-6-hours" | "weekly" | "custom";
 
@@ -45,30 +38,28 @@ export const DEFAULT_BACKUP_CONFIG: BackupConfig = {
 };
 
 const SETTING = "backup.config";
-const S3_SECRET = "backup.s3.secretAccessKey";
+/** Where a destination's secret setting is sealed: backup.<kind>.<key> (0.3 stored S3's as backup.s3.secretAccessKey). */
+const secretName = (kind: string, key: string) => `backup.${kind}.${key}`;
+const secretKeys = (kind: string) => driverOfKind(kind).settings.filter((s) => s.secret).map((s) => s.key);
 
 export function loadBackupConfig(db: Database.Database): BackupConfig {
   const stored = getSetting(db, SETTING);
   const config: BackupConfig = stored ? (JSON.parse(stored) as BackupConfig) : structuredClone(DEFAULT_BACKUP_CONFIG);
-  if (config.destination.type === "s3") config.destination.secretAccessKeySet = hasSecret(db, S3_SECRET);
+  for (const key of secretKeys(config.destination.type)) config.destination[`${key}Set`] = hasSecret(db, secretName(config.destination.type, key));
   return config;
 }
 
 /** A destination's secret setting, unsealed, for its driver only: it never leaves the process. */
 export function loadDestinationSecret(db: Database.Database, key: Buffer, kind: string, field: string): string | undefined {
-  return getSecret(db, key, `backup.${kind}.${field}`);
+  return getSecret(db, key, secretName(kind, field));
 }
 
 /**
- * Validate and store an update. `secretAccessKey` is write-only: given, it is sealed; absent, the stored one is kept;
- * an empty string removes it (back to the default credential chain). The request body has already passed the
- * JSON schema; this checks what a schema cannot (the cron expression, the timezone).
+ * Validate and store an update. A secret setting (S3's `secretAccessKey`) is write-only: given, it is sealed;
+ * absent, the stored one is kept; an empty string removes it (for S3, back to the default credential chain). The
+ * request body has already passed the JSON schema; this checks what a schema cannot (the cron expression, the timezone).
  */
-export function saveBackupConfig(
-  db: Database.Database,
-  key: Buffer,
-  update: BackupConfig & { destination: { secretAccessKey?: string } },
-): BackupConfig {
+export function saveBackupConfig(db: Database.Database, key: Buffer, update: BackupConfig): BackupConfig {
   const { schedule } = update;
   if (schedule.preset === "custom") {
     if (!schedule.cron) throw invalid("schedule.cron", "is required when schedule.preset is \"custom\"");
@@ -76,15 +67,14 @@ export function saveBackupConfig(
   } else {
     checkCron(schedule.preset === "off" ? "0 3 * * *" : PRESET_CRON[schedule.preset], schedule.timezone);
   }
-  const { secretAccessKey, secretAccessKeySet: _ignored, ...destination } = update.destination as S3DestinationConfig & { secretAccessKey?: string };
-  const toStore: BackupConfig = { ...update, destination: destination as BackupConfig["destination"], schedule: { ...schedule, cron: schedule.preset === "custom" ? schedule.cron : null } };
-  db.transaction(() => {
-    setSetting(db, SETTING, JSON.stringify(toStore));
-    if (destination.type === "s3" && secretAccessKey !== undefined) {
-      if (secretAccessKey === "") deleteSecret(db, S3_SECRET);
-      else putSecret(db, key, S3_SECRET, secretAccessKey);
-    }
-  })();
+  const destination: DestinationConfig = { ...update.destination };
+  const secrets = secretKeys(destination.type).map((name) => ({ name: secretName(destination.type, name), value: destination[name] as string | undefined }));
+  for (const name of secretKeys(destination.type)) {
+    delete destination[name];
+    delete destination[`${name}Set`];
+  }
+  const toStore: BackupConfig = { ...update, destination, schedule: { ...schedule, cron: schedule.preset === "custom" ? schedule.cron : null } };
+  saveSettingWithSecrets(db, key, SETTING, JSON.stringify(toStore), secrets);
   return loadBackupConfig(db);
 }
 
