@@ -32,12 +32,3 @@ export function createRateLimiter(windowMs = 60_000) {
     },
   };
 }
-
-/** Requests per minute for each plan; LDS_RATE_LIMIT_FREE/PRO/ENTERPRISE override them. */
-export function planLimits(env: NodeJS.ProcessEnv): Record<"free" | "pro" | "enterprise", number> {
-  return {
-    free: Number(env.LDS_RATE_LIMIT_FREE) || 60,
-    pro: Number(env.LDS_RATE_LIMIT_PRO) || 300,
-    enterprise: Number(env.LDS_RATE_LIMIT_ENTERPRISE) || 1200,
-  };
-}

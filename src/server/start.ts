@@ -5,8 +5,7 @@ import pino, { type Logger } from "pino";
 import { hashPassword } from "../admin/passwords.js";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { fromSystemError, isLdsError } from "../errors.js";
-import { gitPolicyFromEnv } from "../config/git-settings.js";
-import { takeAdminPassword } from "../config/admin-password.js";
+import { serverSettingsFromEnv, type ServerSettings } from "../config/server-settings.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp, type AppSettings } from "./app.js";
 import { countAdmins, insertAdmin } from "../store/admins.js";
@@ -15,7 +14,6 @@ import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../ops/heavy-work.js";
 import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
 import { exists } from "../util/files.js";
-import { planLimits } from "./rate-limiter.js";
 import { createBackupRunner } from "../ops/backup-runner.js";
 import { createJobRunner } from "../ops/job-runner.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
@@ -31,8 +29,9 @@ export interface ServeOptions {
   /** @default 3000 */
   port?: number;
   logger?: Logger;
-  /** Wait this long for server.lock (a restarting predecessor still closing). @default 0 */
-  waitForLockMs?: number;
+  /** The server's settings, parsed once by config/server-settings.ts. @default from process.env */
+  settings?: ServerSettings;
+  /** Where the licence may come from (LDS_LICENSE; else license.json in the data volume). @default process.env */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -48,10 +47,11 @@ export interface RunningServer {
 /** Take the volume, apply a staged or interrupted restore, open it and listen. Each step undoes the earlier ones on failure. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const env = options.env ?? process.env;
+  const settings = options.settings ?? serverSettingsFromEnv(env);
   const logger = options.logger ?? createLogger();
   const volume = dataVolume(options.dataDir);
   ensureDirectory(volume.root);
-  const lock = await takeVolume(volume, options.waitForLockMs ?? 0);
+  const lock = await takeVolume(volume, settings.restartWaitMs);
   runHeavyWorkOffThread(true);
   let opened: OpenVolume | undefined;
   try {
@@ -64,27 +64,32 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // From here commands may open the volume beside the server.
     lock.setPurpose("server");
     await rebuildStaleVectors(opened, logger);
-    opened.vectorSearch = createVectorSearchWorker(volume.vectors, Number(env.LDS_SEARCH_TIMEOUT_MS) || undefined);
-    await bootstrapAdmin(opened, env, logger);
+    opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs);
+    await bootstrapAdmin(opened, settings.firstAdmin, logger);
     const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
-    const gitPolicy = gitPolicyFromEnv(env);
-    const jobs = createJobRunner({ volume: opened, logger, gitPolicy, concurrency: Number(env.LDS_JOB_CONCURRENCY) || 2 });
+    const gitPolicy = settings.git;
+    const jobs = createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency });
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));
     const app = buildApp({
       volume: opened,
       jobs,
       publicApi: {
-        limits: planLimits(env),
-        unauthenticatedPerMinute: Number(env.LDS_RATE_LIMIT_UNAUTHENTICATED) || 30,
-        refreshLimits: { owner: Number(env.LDS_REFRESH_LIMIT_OWNER) || 60, other: Number(env.LDS_REFRESH_LIMIT) || 10 },
+        limits: settings.planLimits,
+        unauthenticatedPerMinute: settings.unauthenticatedPerMinute,
+        refreshLimits: settings.refreshLimits,
         gitPolicy,
       },
       logger,
       runner,
       licence: licenceReader(volume.root, env),
       requestRestart: (reason) => requestRestart(reason),
-      settings: appSettings(env),
+      settings: {
+        sessionTtlSeconds: settings.sessionTtlSeconds,
+        loginAttemptsPerMinute: settings.loginAttemptsPerMinute,
+        uploadLimitBytes: settings.uploadLimitBytes,
+        trustProxy: settings.trustProxy,
+      },
     });
     const host = options.host ?? "127.0.0.1";
     const port = options.port ?? 3000;
@@ -151,21 +156,11 @@ async function applyStaged(volume: DataVolume, logger: Logger): Promise<void> {
 }
 
 /** The first admin, from LDS_ADMIN_PASSWORD(_FILE) (username LDS_ADMIN_USERNAME, default "admin"), only while there is none. */
-async function bootstrapAdmin(opened: OpenVolume, env: NodeJS.ProcessEnv, logger: Logger): Promise<void> {
-  const password = takeAdminPassword(env);
+async function bootstrapAdmin(opened: OpenVolume, firstAdmin: ServerSettings["firstAdmin"], logger: Logger): Promise<void> {
+  const { username, password } = firstAdmin;
   if (!password || countAdmins(opened.db) > 0) return;
-  const username = env.LDS_ADMIN_USERNAME || "admin";
   insertAdmin(opened.db, username, await hashPassword(password));
   logger.warn({ username }, "Created the first admin from LDS_ADMIN_PASSWORD(_FILE); remove it from the service's settings now.");
-}
-
-function appSettings(env: NodeJS.ProcessEnv): AppSettings {
-  return {
-    sessionTtlSeconds: Number(env.LDS_SESSION_TTL_SECONDS) || 12 * 3600,
-    loginAttemptsPerMinute: Number(env.LDS_LOGIN_ATTEMPTS_PER_MINUTE) || 10,
-    uploadLimitBytes: Number(env.LDS_RESTORE_UPLOAD_MAX_BYTES) || 16 * 1024 ** 3,
-    trustProxy: env.LDS_TRUST_PROXY === "true",
-  };
 }
 
 /** JSON logs on stdout; secrets are redacted should a header or a config body ever be logged. */

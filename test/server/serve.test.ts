@@ -63,6 +63,15 @@ describe("lds serve", () => {
     expect((await second.child).exitCode).toBe(0);
   });
 
+  it("refuses a setting it cannot use, naming the variable, before touching the volume", async () => {
+    const dataDir = path.join(tempDir(), "volume");
+    const result = await runCli("lds", ["serve", "--data-dir", dataDir, "--port", "0"], { LDS_JOB_CONCURRENCY: "lots" });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/^Error: LDS_JOB_CONCURRENCY must be a whole number of at least 1 \(got "lots"\)\./m);
+    expect(result.stderr).toMatch(/^Hint: Correct or unset LDS_JOB_CONCURRENCY \(unset: 2\), then start again\./m);
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
+
   it("exits with a clear error when the port is taken", async () => {
     const dataDir = tempDir();
     const { child, url } = await startServer(dataDir);

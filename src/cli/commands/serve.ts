@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { resolveDataDir } from "../../config/data-volume.js";
 import { EXIT } from "../../errors.js";
+import { serverSettingsFromEnv } from "../../config/server-settings.js";
 import { serve } from "../../server/start.js";
 
 /**
@@ -9,12 +10,8 @@ import { serve } from "../../server/start.js";
  * starts its own successor, which waits for server.lock, and exits 0. See docs/operations.md.
  */
 export async function run(argv: { dataDir?: string; host: string; port: number }): Promise<number> {
-  const server = await serve({
-    dataDir: resolveDataDir(argv.dataDir),
-    host: argv.host,
-    port: argv.port,
-    waitForLockMs: Number(process.env.LDS_RESTART_WAIT_MS) || 0,
-  });
+  const settings = serverSettingsFromEnv(process.env);
+  const server = await serve({ dataDir: resolveDataDir(argv.dataDir), host: argv.host, port: argv.port, settings });
   return new Promise((resolve) => {
     let stopping = false;
     const stop = async (why: string, code: number, then?: () => void) => {
@@ -33,7 +30,7 @@ export async function run(argv: { dataDir?: string; host: string; port: number }
     process.once("SIGTERM", () => void stop("SIGTERM", EXIT.ok));
     process.once("SIGINT", () => void stop("SIGINT", EXIT.ok));
     void server.restartRequested.then((reason) => {
-      if (process.env.INVOCATION_ID || process.env.LDS_SUPERVISED === "1") {
+      if (settings.supervised) {
         server.logger.warn({ reason }, `restarting: exiting with ${EXIT.restart} for the supervisor to start LDS again`);
         return stop(reason, EXIT.restart);
       }

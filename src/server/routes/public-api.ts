@@ -3,7 +3,8 @@ import type { JobRunner } from "../../ops/job-runner.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import type { GitUrlPolicy } from "../../config/git-settings.js";
 import { authenticate, type Caller } from "../../store/api-keys.js";
-import { createRateLimiter, type planLimits } from "../rate-limiter.js";
+import type { ServerSettings } from "../../config/server-settings.js";
+import { createRateLimiter } from "../rate-limiter.js";
 import { mcpRoutes } from "./mcp.js";
 import { searchRoutes } from "./search.js";
 import { submissionRoutes } from "./submissions.js";
@@ -17,7 +18,7 @@ declare module "fastify" {
 export interface PublicApiOptions {
   volume: OpenVolume;
   jobs: JobRunner;
-  limits: ReturnType<typeof planLimits>;
+  limits: ServerSettings["planLimits"];
   /** Failed authentications allowed per client address and minute (floods of bad keys). */
   unauthenticatedPerMinute: number;
   /** Refreshes per minute: by a library's owner, and by anyone else. */

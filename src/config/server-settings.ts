@@ -1,0 +1,56 @@
+import { LdsError } from "../errors.js";
+import { takeAdminPassword } from "./admin-password.js";
+import { gitPolicyFromEnv, type GitUrlPolicy } from "./git-settings.js";
+
+/** Everything `lds serve` reads from its environment, parsed once (docs/operations.md lists each variable). */
+export interface ServerSettings {
+  /** Requests per minute per API key, by plan. */
+  planLimits: Record<"free" | "pro" | "enterprise", number>;
+  unauthenticatedPerMinute: number;
+  /** Refreshes per minute: by a library's owner, and by anyone else. */
+  refreshLimits: { owner: number; other: number };
+  jobConcurrency: number;
+  searchTimeoutMs: number | undefined;
+  git: GitUrlPolicy;
+  sessionTtlSeconds: number;
+  loginAttemptsPerMinute: number;
+  uploadLimitBytes: number;
+  trustProxy: boolean;
+  /** The first admin, created once while there is none. */
+  firstAdmin: { username: string; password: string | undefined };
+  /** Wait this long for server.lock (a restarting predecessor still closing). */
+  restartWaitMs: number;
+  /** Under a supervisor (systemd sets INVOCATION_ID; or LDS_SUPERVISED=1): a restart is exit code 75. */
+  supervised: boolean;
+}
+
+/** Parse the server's environment: a value that is set but not usable is refused with the variable's name. */
+export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
+  const whole = (name: string, fallback: number, min = 1) => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) {
+      throw new LdsError("validation_error", `${name} must be a whole number of at least ${min} (got "${raw.slice(0, 40)}").`, {
+        hint: `Correct or unset ${name} (unset: ${fallback}), then start again.`,
+      });
+    }
+    return value;
+  };
+  const flag = (name: string) => /^(1|true|yes)$/i.test(env[name]?.trim() ?? "");
+  return {
+    planLimits: { free: whole("LDS_RATE_LIMIT_FREE", 60), pro: whole("LDS_RATE_LIMIT_PRO", 300), enterprise: whole("LDS_RATE_LIMIT_ENTERPRISE", 1200) },
+    unauthenticatedPerMinute: whole("LDS_RATE_LIMIT_UNAUTHENTICATED", 30),
+    refreshLimits: { owner: whole("LDS_REFRESH_LIMIT_OWNER", 60), other: whole("LDS_REFRESH_LIMIT", 10) },
+    jobConcurrency: whole("LDS_JOB_CONCURRENCY", 2),
+    searchTimeoutMs: env.LDS_SEARCH_TIMEOUT_MS ? whole("LDS_SEARCH_TIMEOUT_MS", 10_000) : undefined,
+    git: gitPolicyFromEnv(env),
+    sessionTtlSeconds: whole("LDS_SESSION_TTL_SECONDS", 12 * 3600),
+    loginAttemptsPerMinute: whole("LDS_LOGIN_ATTEMPTS_PER_MINUTE", 10),
+    uploadLimitBytes: whole("LDS_RESTORE_UPLOAD_MAX_BYTES", 16 * 1024 ** 3),
+    trustProxy: env.LDS_TRUST_PROXY === "true",
+    firstAdmin: { username: env.LDS_ADMIN_USERNAME || "admin", password: takeAdminPassword(env) },
+    restartWaitMs: whole("LDS_RESTART_WAIT_MS", 0, 0),
+    supervised: Boolean(env.INVOCATION_ID) || flag("LDS_SUPERVISED"),
+  };
+}
