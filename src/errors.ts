@@ -160,7 +160,7 @@ export function fromSystemError(err: unknown, what: string): LdsError {
     case "EADDRINUSE":
       return new LdsError("address_in_use", `${what} is already in use by another process.`, {
         cause: err,
-        hint: "Stop the other process, or choose another address with --host / --port.",
+        hint: `Stop the other process, or choose another address (${setting("listen")}).`,
       });
     case "ENOENT":
       return new LdsError("path_not_found", `${what} does not exist.`, {
@@ -185,4 +185,17 @@ export function describeFailure(err: unknown): string {
 export function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code;
   return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
+}
+
+/**
+ * A setting named in a hint, neutrally: `{key}`. Each shell renders it in its own words (the CLI as a flag and an
+ * environment variable, the server as a configuration field): config/setting-names.ts and the destination registry.
+ */
+export function setting(key: string): string {
+  return `{${key}}`;
+}
+
+/** Replace every `{key}` of a hint with `name(key)` (a key the shell does not know is left as it is). */
+export function renderHint(hint: string, name: (key: string) => string | undefined): string {
+  return hint.replace(/\{([A-Za-z][\w.]*)\}/g, (token, key: string) => name(key) ?? token);
 }

@@ -1,4 +1,5 @@
-import { EXIT, LdsError, fromSystemError, isDiskFull } from "../errors.js";
+import { EXIT, LdsError, fromSystemError, isDiskFull, renderHint } from "../errors.js";
+import { cliSettingName } from "./setting-names.js";
 
 /**
  * Print an error for an operator: `Error: …` and `Hint: …` on stderr, or one JSON object with `--json`.
@@ -13,11 +14,13 @@ export function reportError(err: unknown, json: boolean): number {
       : new LdsError("internal_error", `Unexpected error: ${(err as Error)?.message ?? String(err)}`, {
           hint: "Run again with LDS_DEBUG=1 for details, and report it if it persists.",
         });
+  // Settings named neutrally in the hint ({s3.region}) become this shell's flags and environment variables.
+  const hint = lds.hint ? renderHint(lds.hint, cliSettingName) : undefined;
   if (json) {
-    process.stderr.write(JSON.stringify({ error: lds.code, message: lds.message, hint: lds.hint ?? null }) + "\n");
+    process.stderr.write(JSON.stringify({ error: lds.code, message: lds.message, hint: hint ?? null }) + "\n");
   } else {
     process.stderr.write(`Error: ${lds.message}\n`);
-    if (lds.hint) process.stderr.write(`Hint: ${lds.hint}\n`);
+    if (hint) process.stderr.write(`Hint: ${hint}\n`);
   }
   if (process.env.LDS_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   return lds.exitCode ?? EXIT.internal;

@@ -1,4 +1,4 @@
-import { LdsError } from "../errors.js";
+import { LdsError, setting } from "../errors.js";
 
 export interface S3ErrorContext {
   bucket: string;
@@ -22,17 +22,17 @@ export function s3Error(err: unknown, ctx: S3ErrorContext): LdsError {
 
   if (name === "NoSuchBucket") {
     return new LdsError("bucket_not_found", `The bucket "${ctx.bucket}" does not exist${ctx.endpoint ? ` at ${ctx.endpoint}` : ""} (while ${ctx.action}).`, {
-      hint: "Check the bucket name (in --to s3://BUCKET/…, or the backup configuration) or create the bucket.",
+      hint: `Check the bucket name (${setting("s3.bucket")}) or create the bucket.`,
     });
   }
   if (name === "CredentialsProviderError") {
     return new LdsError("destination_auth_failed", `No S3 credentials were found for ${where} (while ${ctx.action}): none were given, and the default AWS credential chain found none.`, {
-      hint: "Give an access key id and secret (LDS_S3_ACCESS_KEY_ID with LDS_S3_SECRET_ACCESS_KEY or --s3-secret-access-key-file; in the backup configuration, its access key fields), or run where the AWS chain finds some (instance role, AWS_PROFILE).",
+      hint: `Give an access key id and secret (${setting("s3.accessKeyId")}, ${setting("s3.secretAccessKey")}), or run where the AWS chain finds some (instance role, AWS_PROFILE).`,
     });
   }
   if (name === "InvalidAccessKeyId" || name === "SignatureDoesNotMatch" || name === "InvalidClientTokenId" || name === "ExpiredToken") {
     return new LdsError("destination_auth_failed", `${where} rejected the credentials (${name}) while ${ctx.action}.`, {
-      hint: "Check the access key id and secret (LDS_S3_ACCESS_KEY_ID, LDS_S3_SECRET_ACCESS_KEY), or unset them to use the default AWS credential chain.",
+      hint: `Check the access key id and secret (${setting("s3.accessKeyId")}, ${setting("s3.secretAccessKey")}), or unset them to use the default AWS credential chain.`,
     });
   }
   if (name === "AccessDenied" || name === "AllAccessDisabled" || status === 403) {
@@ -42,12 +42,12 @@ export function s3Error(err: unknown, ctx: S3ErrorContext): LdsError {
   }
   if (name === "PermanentRedirect" || name === "AuthorizationHeaderMalformed" || name === "IllegalLocationConstraintException" || status === 301) {
     return new LdsError("wrong_region", `The bucket "${ctx.bucket}" is not in region ${ctx.region} (while ${ctx.action}).`, {
-      hint: "Set the bucket's region with --s3-region or LDS_S3_REGION.",
+      hint: `Set the bucket's region (${setting("s3.region")}).`,
     });
   }
   if (netCode && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH|UND_ERR/.test(netCode)) {
     return new LdsError("destination_unreachable", `Cannot reach ${where} (${netCode}) while ${ctx.action}.`, {
-      hint: "Check the endpoint (--s3-endpoint, LDS_S3_ENDPOINT) and the network, then try again.",
+      hint: `Check the endpoint (${setting("s3.endpoint")}) and the network, then try again.`,
     });
   }
   if (name === "TimeoutError" || name === "RequestTimeout") {

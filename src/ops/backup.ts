@@ -4,7 +4,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { dataVolume } from "../config/data-volume.js";
-import { LdsError } from "../errors.js";
+import { LdsError, setting } from "../errors.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
 import { archiveStream, writeManifest } from "../archive/write-archive.js";
 import { runHeavy } from "./heavy-work.js";
@@ -194,6 +194,6 @@ function throwIfAborted(signal?: AbortSignal): void {
 
 function noDatabase(root: string): LdsError {
   return new LdsError("data_dir_invalid", `${root} holds no LDS database (lds.db).`, {
-    hint: "Point --data-dir (or LDS_DATA_DIR) at the server's data volume.",
+    hint: `Point ${setting("dataDir")} at the server's data volume.`,
   });
 }

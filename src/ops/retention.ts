@@ -1,5 +1,5 @@
 import type { Destination } from "../destinations/destination.js";
-import { LdsError } from "../errors.js";
+import { LdsError, setting } from "../errors.js";
 
 /**
  * Keep the newest `keep` archives and remove the older ones. Only names that are ours are ever listed, so no other
@@ -20,7 +20,7 @@ export async function prune(destination: Destination, keep: number): Promise<str
 export function assertKeep(keep: number): void {
   if (!Number.isInteger(keep) || keep < 1) {
     throw new LdsError("validation_error", `--keep must be a whole number of at least 1 (got ${keep}).`, {
-      hint: "To keep every archive, leave --keep out.",
+      hint: `To keep every archive, leave ${setting("keep")} out.`,
     });
   }
 }

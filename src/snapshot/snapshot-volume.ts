@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { DataVolume } from "../config/data-volume.js";
-import { LdsError, fromSystemError } from "../errors.js";
+import { LdsError, fromSystemError, setting } from "../errors.js";
 import { ARCHIVE_FILES } from "../archive/manifest.js";
 import type { StagedSnapshot } from "../archive/write-archive.js";
 import { schemaVersion } from "../store/migrate.js";
@@ -23,7 +23,7 @@ export function snapshotVolume(volume: DataVolume, dir: string): Snapshot {
   for (const [label, file] of [["database", volume.db], ["vector index", volume.vectors], ["key", volume.key]] as const) {
     if (!fs.existsSync(file)) {
       throw new LdsError("data_dir_invalid", `The ${label} ${file} does not exist: ${volume.root} is not an initialised data volume.`, {
-        hint: "Check --data-dir (or LDS_DATA_DIR); `lds serve` creates the volume on first start.",
+        hint: `Check ${setting("dataDir")}; the server creates the volume on its first start.`,
       });
     }
   }

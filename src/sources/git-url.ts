@@ -1,5 +1,5 @@
 import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
-import { LdsError } from "../errors.js";
+import { LdsError, setting } from "../errors.js";
 
 
 export interface RepositoryUrl {
@@ -57,7 +57,7 @@ export function gitLibraryId(repository: RepositoryUrl, options: { defaultHost?:
 function invalid(what: string, httpRefused = false): LdsError {
   return new LdsError("repository_url_invalid", `Repository URL refused: ${what}.`, {
     hint: httpRefused
-      ? "Use the https:// clone URL, or allow the internal host with LDS_GIT_ALLOW_HTTP_HOSTS=host:port (docs/operations.md)."
+      ? `Use the https:// clone URL, or allow the internal host (host:port) with ${setting("gitHttpHosts")} (docs/operations.md).`
       : "Use the https:// clone URL of the repository, e.g. https://github.com/owner/repo.",
   });
 }

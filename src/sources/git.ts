@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
-import { LdsError } from "../errors.js";
+import { LdsError, setting } from "../errors.js";
 import { redactToken } from "../util/redact.js";
 
 export interface FetchOptions {
@@ -92,7 +92,7 @@ function gitError(stderr: string, options: GitOptions): LdsError {
   }
   if (/SSL certificate problem|certificate verify failed|server certificate verification failed/i.test(stderr)) {
     return new LdsError("repository_unreachable", `Cannot reach ${options.url.host} (${scrub(stderr)}).`, {
-      hint: "The host's certificate is not trusted here: for an internal CA, set LDS_GIT_CA_FILE to its PEM bundle (docs/operations.md).",
+      hint: `The host's certificate is not trusted here: for an internal CA, set ${setting("gitCaFile")} to its PEM bundle (docs/operations.md).`,
     });
   }
   if (/Could not resolve host|Connection refused|timed out|unable to access/i.test(stderr)) {

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { LdsError } from "../errors.js";
+import { LdsError, setting } from "../errors.js";
 import { builtModule } from "../util/built-module.js";
 import type { VectorMatch } from "./vector-index.js";
 
@@ -50,7 +50,7 @@ export function createVectorSearchWorker(file: string, timeoutMs = SEARCH_TIMEOU
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           const stuck = worker;
-          failAll(stuck, new LdsError("timeout", `The search took longer than ${timeoutMs} ms and was stopped.`, { hint: "Try again; if it keeps happening, the server log and LDS_SEARCH_TIMEOUT_MS are where to look." }));
+          failAll(stuck, new LdsError("timeout", `The search took longer than ${timeoutMs} ms and was stopped.`, { hint: `Try again; if it keeps happening, the server log and ${setting("searchTimeout")} are where to look.` }));
           void stuck?.terminate();
         }, timeoutMs);
         const settle = <T>(done: (value: T) => void) => (value: T) => {

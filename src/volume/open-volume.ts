@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import type Database from "better-sqlite3";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
-import { LdsError, fromSystemError } from "../errors.js";
+import { LdsError, fromSystemError, setting } from "../errors.js";
 import { keyFingerprint, loadOrCreateKey } from "../secrets/key-file.js";
 import { FINGERPRINT_SETTING } from "../store/key-match.js";
 import { countSecrets } from "../store/secrets-table.js";
@@ -87,7 +87,7 @@ export function ensureDirectory(dir: string): void {
   }
   if (!fs.statSync(dir).isDirectory()) {
     throw new LdsError("data_dir_invalid", `${dir} exists but is not a directory.`, {
-      hint: "Point --data-dir (or LDS_DATA_DIR) at a directory.",
+      hint: `Point ${setting("dataDir")} at a directory.`,
     });
   }
 }

@@ -120,7 +120,7 @@ describe("S3 from the command line", () => {
     });
     expect(none.exitCode, none.stderr).toBe(8);
     expect(none.stderr).toMatch(/^Error: No S3 credentials were found for s3:\/\/.* none were given, and the default AWS credential chain found none\./m);
-    expect(none.stderr).toMatch(/^Hint: Give an access key id and secret \(LDS_S3_ACCESS_KEY_ID with LDS_S3_SECRET_ACCESS_KEY/m);
+    expect(none.stderr).toMatch(/^Hint: Give an access key id and secret \(--s3-access-key-id or LDS_S3_ACCESS_KEY_ID, --s3-secret-access-key-file or LDS_S3_SECRET_ACCESS_KEY\)/m);
   });
 });
 

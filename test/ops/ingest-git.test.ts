@@ -148,7 +148,7 @@ describe("git repositories", () => {
     const http = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", dataDir], { LDS_GIT_TOKEN: TOKEN });
     expect(http.exitCode).toBe(2);
     expect(http.stderr).toMatch(/^Error: Repository URL refused: plain http is accepted only for the internal hosts an operator allows/m);
-    expect(http.stderr).toMatch(/^Hint: .*LDS_GIT_ALLOW_HTTP_HOSTS=host:port/m);
+    expect(http.stderr).toMatch(/^Hint: Use the https:\/\/ clone URL, or allow the internal host \(host:port\) with --allow-http-host or LDS_GIT_ALLOW_HTTP_HOSTS/m);
     // ...which the CLI reads like the server (or --allow-http-host); a host other than the default keeps its name in the id.
     const result = await runCli("lds", ["ingest", "git", repo.url, "--data-dir", dataDir, "--json"], { LDS_GIT_TOKEN: TOKEN, LDS_GIT_ALLOW_HTTP_HOSTS: host });
     expect(result.exitCode, result.stderr).toBe(0);
