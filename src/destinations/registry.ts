@@ -46,11 +46,6 @@ export function driverFor(location: string): DestinationDriver {
   return DRIVERS.find((d) => d.scheme !== null && d.scheme === scheme) ?? DRIVERS[DRIVERS.length - 1]!;
 }
 
-/** Whether a location names a remote store (a scheme) rather than a path on this machine. */
-export function isRemoteLocation(location: string): boolean {
-  return driverFor(location).scheme !== null;
-}
-
 /** A destination from what an operator typed, with its driver's settings from flags and the environment. */
 export function openLocation(location: string, flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Promise<Destination> {
   const driver = driverFor(location);
