@@ -1,6 +1,5 @@
 import Database from "better-sqlite3";
 import { requeueAfterRestore } from "../store/jobs.js";
-import { fsyncFile } from "../util/files.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
 
 /**
@@ -25,7 +24,6 @@ export function prepareRestoredDatabases(dbFile: string, vectorsFile: string, pa
   } finally {
     vectors.close();
   }
-  fsyncFile(dbFile);
-  fsyncFile(vectorsFile);
+  // Made durable by the restore with every other staged file, before its point of no return.
   return requeued;
 }
