@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
+import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl, gitLibraryId } from "../sources/git-url.js";
 import { findLibrary, insertLibrary, librariesBySource } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
@@ -25,7 +25,7 @@ export function resolveIngestTarget(volume: OpenVolume, rawUrl: string, policy: 
   const bySource = librariesBySource(db, repo.sourceKey);
   let library = bySource.find((l) => !l.private) ?? (bySource.length === 1 ? bySource[0] : undefined);
   if (!library) {
-    const id = gitLibraryId(repo, { defaultHost: policy.defaultHost ?? DEFAULT_GIT_HOST });
+    const id = gitLibraryId(repo, { defaultHost: policy.defaultHost });
     const taken = findLibrary(db, id);
     if (taken) {
       throw new LdsError("source_conflict", `The library id ${id} is already taken by ${taken.source_key ?? "another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, {

@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
 import { describeFailure, LdsError } from "../errors.js";
-import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
+import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import { findLibrary, setLibraryState, type LibraryRow } from "../store/libraries.js";
 import { claimNextJob, finishJob, hasQueuedJobs, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
-import { gitConnectionToken } from "../store/connections.js";
+import { connectedGitToken } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
 import { ingestWikiSpace } from "./ingest-wiki.js";
 import type { OpenVolume } from "../volume/open-volume.js";
@@ -83,16 +83,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   };
 
   /** A private library's team connection, only if it is pinned to the repository's host (never sent elsewhere). */
-  const connectedToken = (library: LibraryRow, url: string, teamId: number | undefined): string | undefined => {
-    if (!library.private || !teamId) return undefined;
-    const found = gitConnectionToken(volume.db, volume.key, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy?.defaultHost ?? DEFAULT_GIT_HOST);
-    if (!found.token && found.otherHosts) {
-      throw new LdsError("forbidden", `The team's connected git account is not valid for ${new URL(url).host} (it is for ${found.otherHosts.join(", ")}); its token was not sent.`, {
-        hint: "Pass a gitToken, or connect an account for that host with `lds connections add-git --host`.",
-      });
-    }
-    return found.token;
-  };
+  const connectedToken = (library: LibraryRow, url: string, teamId: number | undefined): string | undefined =>
+    library.private && teamId ? connectedGitToken(volume, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy) : undefined;
 
   const pump = () => {
     while (!closed && running.size < concurrency) {

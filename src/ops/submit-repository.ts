@@ -1,10 +1,10 @@
 import { isLdsError, LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
-import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
+import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl, gitLibraryId, type RepositoryUrl } from "../sources/git-url.js";
 import { teamMayUse } from "../store/accounts.js";
 import type { Caller } from "../store/api-keys.js";
-import { gitConnectionToken } from "../store/connections.js";
+import { connectedGitToken } from "./git-connection.js";
 import { hasPendingJob } from "../store/jobs.js";
 import { createLibraryWithJob, findLibrary, libraryOptions, librariesBySource, queueLibraryJob, servedBranch, type LibraryRow } from "../store/libraries.js";
 import { checkVersionName } from "./version-name.js";
@@ -50,8 +50,8 @@ export function submitRepository(ctx: SubmissionContext, body: RepositorySubmiss
     if (caller.plan === "free") throw new LdsError("forbidden", "Your plan does not allow private repositories: a Pro plan or a team is required.");
   }
   if (body.branch !== undefined) checkBranchName(body.branch);
-  const defaultHost = policy.defaultHost ?? DEFAULT_GIT_HOST;
-  if (!body.gitToken) refuseUnpinnedConnection(ctx, repo, defaultHost, Boolean(body.private));
+  // Without a gitToken, a private repository is cloned with the team's connection: it must be valid for this host.
+  if (!body.gitToken && body.private) connectedGitToken(ctx.volume, caller.teamId, repo.host, policy);
 
   const access = callerAccess(db, caller);
   // The library of this source, under whatever id it was created (0.3.0 ids had no team scope or host).
@@ -63,7 +63,7 @@ export function submitRepository(ctx: SubmissionContext, body: RepositorySubmiss
     });
   }
   if (bySource) return body.branch !== undefined && body.branch !== trackedBranch(db, bySource) ? addBranch(ctx, bySource, body) : resubmit(ctx, bySource, body);
-  const libraryId = gitLibraryId(repo, { defaultHost, privateTeamId: body.private ? caller.teamId : undefined });
+  const libraryId = gitLibraryId(repo, { defaultHost: policy.defaultHost, privateTeamId: body.private ? caller.teamId : undefined });
   if (!teamMayUse(db, caller.teamId, libraryId)) throw accessDenied(libraryId);
   const taken = findLibrary(db, libraryId);
   // Taken by another source (another host's repository before ids named hosts, or another team's private library
@@ -110,16 +110,6 @@ function addBranch(ctx: SubmissionContext, library: LibraryRow, body: Repository
 /** The branch a library serves: as submitted, else as last fetched (the repository's default at the time). */
 export function trackedBranch(db: OpenVolume["db"], library: LibraryRow): string | undefined {
   return libraryOptions(db, library.id).branch ?? servedBranch(library);
-}
-
-/** Without a gitToken, the team's connection is used: it must be pinned to the repository's host. */
-function refuseUnpinnedConnection(ctx: SubmissionContext, repo: RepositoryUrl, defaultHost: string, isPrivate: boolean): void {
-  if (!isPrivate) return;
-  const found = gitConnectionToken(ctx.volume.db, ctx.volume.key, ctx.caller.teamId, repo.host, defaultHost);
-  if (found.token || found.otherHosts === null) return;
-  throw new LdsError("forbidden", `Your team's connected git account is not valid for ${repo.host} (it is for ${found.otherHosts.join(", ")}); its token is never sent to another host.`, {
-    hint: `Pass a gitToken for ${repo.host}, or ask an operator to connect an account for it (lds connections add-git --host ${repo.host}).`,
-  });
 }
 
 function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: LibraryRow | undefined): LdsError {
