@@ -11,6 +11,8 @@ export interface DataVolume {
   backups: string;
   restoreStaged: string;
   restoreJournal: string;
+  /** One record per command that has the volume open (volume/volume-users.ts). */
+  users: string;
 }
 
 export const DEFAULT_DATA_DIR = "./data";
@@ -32,6 +34,7 @@ export function dataVolume(root: string): DataVolume {
     backups: at("backups"),
     restoreStaged: at("restore-staged"),
     restoreJournal: at("restore-journal.json"),
+    users: at("volume-users"),
   };
 }
 

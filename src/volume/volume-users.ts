@@ -16,12 +16,8 @@ export interface VolumeUser {
   release(): void;
 }
 
-export function usersDir(volume: DataVolume): string {
-  return path.join(volume.root, "volume-users");
-}
-
 export function registerVolumeUser(volume: DataVolume, purpose: string): VolumeUser {
-  const dir = usersDir(volume);
+  const dir = volume.users;
   const file = path.join(dir, `${process.pid}-${randomBytes(4).toString("hex")}.json`);
   const me = currentOwner(purpose);
   try {
@@ -35,7 +31,7 @@ export function registerVolumeUser(volume: DataVolume, purpose: string): VolumeU
 
 /** The registered users still running; records of dead ones are removed on the way. */
 export function liveVolumeUsers(volume: DataVolume): LockOwner[] {
-  const dir = usersDir(volume);
+  const dir = volume.users;
   let names: string[];
   try {
     names = fs.readdirSync(dir).filter((n) => n.endsWith(".json"));
