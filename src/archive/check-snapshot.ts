@@ -30,9 +30,10 @@ export function checkExtractedSnapshot(dir: string, manifest: Manifest): CheckRe
   checkDatabase(at(ARCHIVE_FILES.vectors), ARCHIVE_FILES.vectors, true);
   const mismatch = withDatabase(at(ARCHIVE_FILES.db), (db) => keyMismatch(db, fs.readFileSync(at(ARCHIVE_FILES.key))));
   if (mismatch) {
-    throw new LdsError("archive_corrupt", `The archive is inconsistent: ${ARCHIVE_FILES.key} is not the key ${ARCHIVE_FILES.db} was sealed with (${mismatch}); a server could not start on it.`, {
-      hint: "Nothing was changed. Use another archive (made by 0.4 or later, which checks this when it writes one).",
-    });
+    throw archiveDamaged(
+      `${ARCHIVE_FILES.key} is not the key ${ARCHIVE_FILES.db} was sealed with (${mismatch}); a server could not start on it`,
+      "Nothing was changed. Use another archive (made by 0.4 or later, which checks this when it writes one).",
+    );
   }
   return [
     { part: ARCHIVE_FILES.db, ok: true, detail: `integrity_check ok, schema version ${dbVersion}` },

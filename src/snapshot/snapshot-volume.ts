@@ -10,8 +10,6 @@ import { loadVectorExtension } from "../vectors/vector-index.js";
 import { keyMismatch } from "../store/key-match.js";
 import { librariesOfSnapshot } from "../store/manifest-view.js";
 
-/** What a snapshot produced: the archive's files in a staging folder, and what they hold. */
-export type Snapshot = StagedSnapshot;
 
 /**
  * Copy the live databases and the key into `dir` while a server may keep writing. VACUUM INTO reads one
@@ -19,7 +17,7 @@ export type Snapshot = StagedSnapshot;
  * restarts on every write and never finishes under load, DESIGN §6). vectors.db is copied first: a snippet
  * written between the two copies then lacks a vector (re-indexing fixes it) rather than the reverse.
  */
-export function snapshotVolume(volume: DataVolume, dir: string): Snapshot {
+export function snapshotVolume(volume: DataVolume, dir: string): StagedSnapshot {
   for (const [label, file] of [["database", volume.db], ["vector index", volume.vectors], ["key", volume.key]] as const) {
     if (!fs.existsSync(file)) {
       throw new LdsError("data_dir_invalid", `The ${label} ${file} does not exist: ${volume.root} is not an initialised data volume.`, {
@@ -76,7 +74,7 @@ function vacuumInto(source: string, destination: string, needsVectorExtension: b
 }
 
 /** Read the manifest's view of the libraries from the snapshot itself, so it matches what the archive holds. */
-export function describeSnapshot(dbFile: string): Omit<Snapshot, "dir"> {
+export function describeSnapshot(dbFile: string): Omit<StagedSnapshot, "dir"> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
     const version = schemaVersion(db);
