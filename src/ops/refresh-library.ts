@@ -1,5 +1,6 @@
 import { LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
+import { parseLibraryRef } from "../search/library-ref.js";
 import type { Caller } from "../store/api-keys.js";
 import { enqueueJob, type JobPayload } from "../store/jobs.js";
 import { findLibrary, libraryOptions } from "../store/libraries.js";
@@ -7,8 +8,6 @@ import { libraryVersions } from "../store/library-versions.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { trackedBranch } from "./submit-repository.js";
 import { wikiPayloadOf } from "./submit-wiki.js";
-
-const LIBRARY_ID = /^\/[A-Za-z0-9._:-]+(\/[A-Za-z0-9._@-]+){1,7}$/;
 
 export interface RefreshRequest {
   libraryName: string;
@@ -24,9 +23,7 @@ export interface RefreshRequest {
 export function refreshLibrary(volume: OpenVolume, caller: Caller, request: RefreshRequest, chargeRefresh: (isOwner: boolean) => void): { message: string } {
   const { db, key } = volume;
   const { libraryName, branch, gitToken } = request;
-  if (!LIBRARY_ID.test(libraryName)) {
-    throw new LdsError("invalid_library_id", `"${libraryName.slice(0, 100)}" is not a library id of the form /owner/repo or /<source>/<id>.`);
-  }
+  parseLibraryRef(libraryName); // the same id syntax as search and context: invalid_library_id otherwise
   const library = findLibrary(db, libraryName);
   // The same visibility rules as search and context: another team's private library does not exist for the caller.
   const access = callerAccess(db, caller);
