@@ -1,9 +1,8 @@
-import { LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl, gitLibraryId } from "../sources/git-url.js";
 import { findLibrary, insertLibrary, librariesBySource } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
-import { trackedBranch } from "./submit-repository.js";
+import { sourceConflict, trackedBranch } from "./submit-repository.js";
 import { checkVersionName } from "./version-name.js";
 
 export interface IngestTarget {
@@ -27,11 +26,7 @@ export function resolveIngestTarget(volume: OpenVolume, rawUrl: string, policy: 
   if (!library) {
     const id = gitLibraryId(repo, { defaultHost: policy.defaultHost });
     const taken = findLibrary(db, id);
-    if (taken) {
-      throw new LdsError("source_conflict", `The library id ${id} is already taken by ${taken.source_key ?? "another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, {
-        hint: `To move ${id} to this repository: lds libraries move ${id} --to ${repo.url.href}`,
-      });
-    }
+    if (taken) throw sourceConflict(id, repo, taken, `To move ${id} to this repository: lds libraries move ${id} --to ${repo.url.href}`);
     insertLibrary(db, { id, teamId: null, title: repo.path[repo.path.length - 1]!, source: "git", sourceUrl: repo.url.href, sourceKey: repo.sourceKey, private: false, ownerUserId: null });
     library = findLibrary(db, id)!;
   }

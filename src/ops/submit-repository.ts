@@ -112,10 +112,9 @@ export function trackedBranch(db: OpenVolume["db"], library: LibraryRow): string
   return libraryOptions(db, library.id).branch ?? servedBranch(library);
 }
 
-function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: LibraryRow | undefined): LdsError {
-  return new LdsError("source_conflict", `The library id ${libraryId} is already taken${existing?.source_key ? ` by ${existing.source_key}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, {
-    hint: "A library's source is fixed when it is created; an operator can move it with `lds libraries move`.",
-  });
+/** The 409 of a library id held by another source; `existing` only when the caller may see that library. */
+export function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: LibraryRow | undefined, hint = "A library's source is fixed when it is created; an operator can move it with `lds libraries move`."): LdsError {
+  return new LdsError("source_conflict", `The library id ${libraryId} is already taken${existing?.source_key ? ` by ${existing.source_key}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, { hint });
 }
 
 function checkBranchName(branch: string): void {
