@@ -2,6 +2,7 @@
  * The one error type of LDS and the one table that maps its codes to an HTTP status and a CLI exit code.
  * Nothing below src/cli and src/server reads `status` or `exitCode`: they only throw LdsError with a code.
  */
+import { setting } from "./hints.js";
 
 interface CodeInfo {
   /** HTTP status the server answers with. */
@@ -185,17 +186,4 @@ export function describeFailure(err: unknown): string {
 export function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code;
   return code === "ENOSPC" || code === "EDQUOT" || code === "SQLITE_FULL";
-}
-
-/**
- * A setting named in a hint, neutrally: `{key}`. Each shell renders it in its own words (the CLI as a flag and an
- * environment variable, the server as a configuration field): config/setting-names.ts and the destination registry.
- */
-export function setting(key: string): string {
-  return `{${key}}`;
-}
-
-/** Replace every `{key}` of a hint with `name(key)` (a key the shell does not know is left as it is). */
-export function renderHint(hint: string, name: (key: string) => string | undefined): string {
-  return hint.replace(/\{([A-Za-z][\w.]*)\}/g, (token, key: string) => name(key) ?? token);
 }

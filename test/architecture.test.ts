@@ -13,7 +13,7 @@ const LAYERS: string[][] = [
   ["search", "indexing", "archive", "snapshot", "destinations", "sources", "admin", "licence"],
   ["volume", "vectors", "text"],
   ["store", "config", "secrets"],
-  ["util", "errors.ts", "version.ts"],
+  ["util", "errors.ts", "hints.ts", "version.ts"],
 ];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 

@@ -127,10 +127,6 @@ export function parseManifest(bytes: Buffer): Manifest {
   return value;
 }
 
-export function manifestFile(manifest: Manifest, path: ArchiveFilePath): ManifestFile {
-  return manifest.files.find((f) => f.path === path)!;
-}
-
 /** The one archive_corrupt of every reader: what is wrong, and that nothing was changed. */
 export function archiveDamaged(what: string, hint = "Nothing was changed. Use another archive, or make a new backup if the data volume is still intact."): LdsError {
   return new LdsError("archive_corrupt", `The archive is damaged: ${what}.`, { hint });

@@ -196,7 +196,7 @@ const corrupt = (what: string) => archiveDamaged(what);
 
 function unsafe(what: string): LdsError {
   return new LdsError("archive_unsafe", `The archive was refused: ${what}.`, {
-    hint: "Nothing was changed. Only archives written by `lds backup` can be restored; check where this one came from.",
+    hint: "Nothing was changed. Only archives written by an LDS backup can be restored; check where this one came from.",
   });
 }
 

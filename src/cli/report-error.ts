@@ -1,5 +1,6 @@
-import { EXIT, LdsError, fromSystemError, isDiskFull, renderHint } from "../errors.js";
-import { cliSettingName } from "./setting-names.js";
+import { EXIT, LdsError, fromSystemError, isDiskFull } from "../errors.js";
+import { renderHint } from "../hints.js";
+import { CLI_HINT_WORDS } from "./hint-words.js";
 
 /**
  * Print an error for an operator: `Error: …` and `Hint: …` on stderr, or one JSON object with `--json`.
@@ -14,8 +15,8 @@ export function reportError(err: unknown, json: boolean): number {
       : new LdsError("internal_error", `Unexpected error: ${(err as Error)?.message ?? String(err)}`, {
           hint: "Run again with LDS_DEBUG=1 for details, and report it if it persists.",
         });
-  // Settings named neutrally in the hint ({s3.region}) become this shell's flags and environment variables.
-  const hint = lds.hint ? renderHint(lds.hint, cliSettingName) : undefined;
+  // Settings and actions named neutrally in the hint ({s3.region}) become this shell's flags, variables and commands.
+  const hint = lds.hint ? renderHint(lds.hint, CLI_HINT_WORDS) : undefined;
   if (json) {
     process.stderr.write(JSON.stringify({ error: lds.code, message: lds.message, hint: hint ?? null }) + "\n");
   } else {

@@ -22,6 +22,10 @@ export interface ServerSettings {
   restartWaitMs: number;
   /** Under a supervisor (systemd sets INVOCATION_ID; or LDS_SUPERVISED=1): a restart is exit code 75. */
   supervised: boolean;
+  /** A licence given inline (LDS_LICENSE: its JSON, or base64 of it); else license.json in the data volume is read. */
+  licence: string | undefined;
+  /** pino's level for the server's log (LDS_LOG_LEVEL). */
+  logLevel: string;
 }
 
 /** Parse the server's environment: a value that is set but not usable is refused with the variable's name. */
@@ -52,5 +56,7 @@ export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
     firstAdmin: { username: env.LDS_ADMIN_USERNAME || "admin", password: takeAdminPassword(env) },
     restartWaitMs: whole("LDS_RESTART_WAIT_MS", 0, 0),
     supervised: Boolean(env.INVOCATION_ID) || flag("LDS_SUPERVISED"),
+    licence: env.LDS_LICENSE?.trim() || undefined,
+    logLevel: env.LDS_LOG_LEVEL?.trim() || "info",
   };
 }

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { fileTimestamp } from "../config/data-volume.js";
 import { LdsError } from "../errors.js";
+import { action } from "../hints.js";
 
 export interface ArchiveInfo {
   name: string;
@@ -58,6 +59,6 @@ export function assertArchiveName(name: string): void {
 
 export function notFound(name: string, where: string): LdsError {
   return new LdsError("archive_not_found", `No archive ${name} in ${where}.`, {
-    hint: "List the archives there with `lds backups list`, and check the name.",
+    hint: `List the archives there (${action("backup.list")}), and check the name.`,
   });
 }

@@ -1,4 +1,5 @@
-import { LdsError, setting } from "../errors.js";
+import { LdsError } from "../errors.js";
+import { setting } from "../hints.js";
 
 export interface S3ErrorContext {
   bucket: string;

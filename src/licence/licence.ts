@@ -16,12 +16,13 @@ export interface Licence {
   problem: string | null;
 }
 
-export function loadLicence(dataDir: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): Licence {
+/** `inline`: a licence given in the server's settings (its JSON, or base64 of it), which wins over the file. */
+export function loadLicence(dataDir: string, inline: string | undefined, now = new Date()): Licence {
   const file = path.join(dataDir, "license.json");
   let raw: string | undefined;
   let source: string | null = null;
-  if (env.LDS_LICENSE) {
-    raw = env.LDS_LICENSE.trim().startsWith("{") ? env.LDS_LICENSE : Buffer.from(env.LDS_LICENSE, "base64").toString("utf8");
+  if (inline) {
+    raw = inline.startsWith("{") ? inline : Buffer.from(inline, "base64").toString("utf8");
     source = "LDS_LICENSE";
   } else if (fs.existsSync(file)) {
     raw = fs.readFileSync(file, "utf8");
@@ -59,20 +60,20 @@ export function assertLicenceAllowsPublicApi(licence: Licence, now = new Date())
  * renewed file still applies without a restart, without reading and parsing the file on each request. Expiry is
  * judged against the clock at each check (assertLicenceAllowsPublicApi), so caching the parsed licence is safe.
  */
-export function licenceReader(dataDir: string, env: NodeJS.ProcessEnv = process.env): () => Licence {
+export function licenceReader(dataDir: string, inline: string | undefined): () => Licence {
   const file = path.join(dataDir, "license.json");
   let cached: { stamp: string; licence: Licence } | undefined;
   return () => {
     let stamp = "absent";
-    if (!env.LDS_LICENSE) {
+    if (!inline) {
       try {
         const stat = fs.statSync(file);
         stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
       } catch {
-        // no file: the community edition (or LDS_LICENSE)
+        // no file: the community edition
       }
     }
-    if (cached?.stamp !== stamp) cached = { stamp, licence: loadLicence(dataDir, env) };
+    if (cached?.stamp !== stamp) cached = { stamp, licence: loadLicence(dataDir, inline) };
     return cached.licence;
   };
 }

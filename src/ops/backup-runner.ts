@@ -8,6 +8,7 @@ import { getSetting, setSetting } from "../store/settings.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
+import { action } from "../hints.js";
 
 export type Trigger = "api" | "schedule";
 
@@ -66,7 +67,7 @@ export function createBackupRunner(options: { dataDir: string; db: Database.Data
   function start(trigger: Trigger): { startedAt: string } {
     if (running) {
       throw new LdsError("backup_running", `A backup started by ${running.progress.trigger} at ${running.progress.startedAt} is still running.`, {
-        hint: "Wait for it to finish; GET /api/backup/status shows its progress.",
+        hint: `Wait for it to finish; ${action("backup.status")} shows its progress.`,
       });
     }
     // Taken before answering, so that a backup run by cron's lds-backup is reported as a conflict right away.

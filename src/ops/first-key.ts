@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import type { Plan } from "../store/accounts.js";
 import { createFirstTeam } from "../store/first-team.js";
+import { action } from "../hints.js";
 
 export interface FirstKey {
   team: string;
@@ -19,7 +20,7 @@ export function createFirstKey(db: Database.Database, options: { team: string; e
   const made = createFirstTeam(db, options);
   if (!made) {
     throw new LdsError("validation_error", "This data volume already has teams: lds init is for the first key of a new installation.", {
-      hint: `Create a key for an existing user with: lds keys create --email ${options.email}`,
+      hint: `Create a key for an existing user: ${action("key.create", { email: options.email })}.`,
     });
   }
   return made;

@@ -2,6 +2,7 @@ import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
 import { LdsError } from "../errors.js";
 import { gitConnectionToken } from "../store/connections.js";
 import type { OpenVolume } from "../volume/open-volume.js";
+import { action } from "../hints.js";
 
 /**
  * The team's connected git token for a repository on `host`: undefined when the team has no git connection, and a
@@ -12,6 +13,6 @@ export function connectedGitToken(volume: Pick<OpenVolume, "db" | "key">, teamId
   const found = gitConnectionToken(volume.db, volume.key, teamId, host, policy?.defaultHost ?? DEFAULT_GIT_HOST);
   if (found.token || found.otherHosts === null) return found.token;
   throw new LdsError("forbidden", `Your team's connected git account is not valid for ${host} (it is for ${found.otherHosts.join(", ")}); its token is never sent to another host.`, {
-    hint: `Pass a gitToken for ${host}, or ask an operator to connect an account for it (lds connections add-git --host ${host}).`,
+    hint: `Pass a gitToken for ${host}, or ask an operator to connect an account for it (${action("connection.addGit", { host })}).`,
   });
 }

@@ -103,7 +103,7 @@ async function fetchAndIndex(
   version: string,
   onState: (state: LibraryState) => void = () => {},
 ): Promise<{ fetched: { branch: string; commit: string }; count: number }> {
-  const work = path.join(options.volume.volume.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
+  const work = path.join(options.volume.paths.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
   try {
     onState("fetching");
     fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });

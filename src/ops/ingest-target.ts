@@ -4,6 +4,7 @@ import { findLibrary, insertLibrary, librariesBySource } from "../store/librarie
 import type { OpenVolume } from "../volume/open-volume.js";
 import { sourceConflict, trackedBranch } from "./submit-repository.js";
 import { checkVersionName } from "./version-name.js";
+import { action } from "../hints.js";
 
 export interface IngestTarget {
   libraryId: string;
@@ -26,7 +27,7 @@ export function resolveIngestTarget(volume: OpenVolume, rawUrl: string, policy: 
   if (!library) {
     const id = gitLibraryId(repo, { defaultHost: policy.defaultHost });
     const taken = findLibrary(db, id);
-    if (taken) throw sourceConflict(id, repo, taken, `To move ${id} to this repository: lds libraries move ${id} --to ${repo.url.href}`);
+    if (taken) throw sourceConflict(id, repo, taken, `To move ${id} to this repository: ${action("library.move", { id, to: repo.url.href })}.`);
     insertLibrary(db, { id, teamId: null, title: repo.path[repo.path.length - 1]!, source: "git", sourceUrl: repo.url.href, sourceKey: repo.sourceKey, private: false, ownerUserId: null });
     library = findLibrary(db, id)!;
   }

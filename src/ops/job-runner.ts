@@ -8,6 +8,7 @@ import { connectedGitToken } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
 import { ingestWikiSpace } from "./ingest-wiki.js";
 import type { OpenVolume } from "../volume/open-volume.js";
+import { action } from "../hints.js";
 
 export interface JobRunnerOptions {
   volume: OpenVolume;
@@ -53,8 +54,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       // Jobs queued by older releases (a restored archive) may lack the URL: the library's source is the truth.
       const repositoryUrl = payload.url ?? library.source_url;
       if (!repositoryUrl) {
-        throw new LdsError("repository_url_invalid", `${job.library_id} records no repository URL (it was indexed by LDS 0.1), so it cannot be re-indexed; it keeps its snippets. Point it at its repository with \`lds libraries move ${job.library_id} --to URL\`.`, {
-          hint: `Point it at its repository: lds libraries move ${job.library_id} --to https://…`,
+        throw new LdsError("repository_url_invalid", `${job.library_id} records no repository URL (it was indexed by LDS 0.1), so it cannot be re-indexed; it keeps its snippets. An operator can move the library to its repository.`, {
+          hint: `Point it at its repository: ${action("library.move", { id: job.library_id })}.`,
         });
       }
       const token = jobToken(volume.db, volume.key, job.id) ?? connectedToken(library, repositoryUrl, payload.teamId);

@@ -3,6 +3,7 @@ import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import { findLibrary, librariesBySource, relocateLibrary } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
+import { action } from "../hints.js";
 
 export interface MoveRequest {
   libraryId: string;
@@ -22,7 +23,7 @@ export interface MoveRequest {
 export function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, request: MoveRequest): { from: string; to: string } {
   const { db, key } = volume;
   const library = findLibrary(db, request.libraryId);
-  if (!library) throw new LdsError("library_not_found", `No library ${request.libraryId}.`, { hint: "List them with `lds libraries list`." });
+  if (!library) throw new LdsError("library_not_found", `No library ${request.libraryId}.`, { hint: `List them: ${action("library.list")}.` });
   if (library.source !== "git") throw new LdsError("validation_error", `${request.libraryId} is a wiki space; only git libraries can be moved.`);
   const repo = checkRepositoryUrl(request.to, policy);
   const other = librariesBySource(db, repo.sourceKey).find((l) => l.id !== library.id && l.private === library.private && l.team_id === library.team_id);

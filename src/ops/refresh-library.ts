@@ -8,6 +8,7 @@ import { libraryVersions } from "../store/library-versions.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { trackedBranch } from "./submit-repository.js";
 import { wikiPayloadOf } from "./submit-wiki.js";
+import { action } from "../hints.js";
 
 export interface RefreshRequest {
   libraryName: string;
@@ -28,7 +29,7 @@ export function refreshLibrary(volume: OpenVolume, caller: Caller, request: Refr
   // The same visibility rules as search and context: another team's private library does not exist for the caller.
   const access = callerAccess(db, caller);
   if (!library || !access.canSee(library)) {
-    throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: "Submit it first with POST /v2/add/repo/hostb." });
+    throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: `Submit it first: ${action("library.submit")}.` });
   }
   if (!access.mayUse(libraryName)) throw accessDenied(libraryName);
   if (library.private && caller.plan === "free") throw new LdsError("forbidden", "Private sources require a Pro or Enterprise plan.");
@@ -45,7 +46,7 @@ export function refreshLibrary(volume: OpenVolume, caller: Caller, request: Refr
     if (branch && branch !== served && !added) {
       const names = [served ?? "(default branch)", ...versions.map((v) => v.name)];
       throw new LdsError("branch_not_found", `The branch "${branch}" is not part of ${libraryName}; its branches: ${names.join(", ")}.`, {
-        hint: `Add it with POST /v2/add/repo/hostb {"docsRepoUrl": "…", "branch": "${branch}"}.`,
+        hint: `Add it: ${action("library.addBranch", { branch })}.`,
       });
     }
     payload = { url: library.source_url!, teamId: caller.teamId, ...options };

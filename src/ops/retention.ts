@@ -1,5 +1,6 @@
 import type { Destination } from "../destinations/destination.js";
-import { LdsError, setting } from "../errors.js";
+import { LdsError } from "../errors.js";
+import { setting } from "../hints.js";
 
 /**
  * Keep the newest `keep` archives and remove the older ones. Only names that are ours are ever listed, so no other

@@ -9,6 +9,7 @@ import { hasPendingJob } from "../store/jobs.js";
 import { createLibraryWithJob, findLibrary, libraryOptions, librariesBySource, queueLibraryJob, servedBranch, type LibraryRow } from "../store/libraries.js";
 import { checkVersionName } from "./version-name.js";
 import type { OpenVolume } from "../volume/open-volume.js";
+import { action } from "../hints.js";
 
 export interface RepositorySubmission {
   docsRepoUrl: string;
@@ -59,7 +60,7 @@ export function submitRepository(ctx: SubmissionContext, body: RepositorySubmiss
   if (bySource && !teamMayUse(db, caller.teamId, bySource.id)) throw accessDenied(bySource.id);
   if (bySource && body.private && body.branch === undefined) {
     throw new LdsError("duplicate_repo", `The private repository ${repo.sourceKey} is already in your team as ${bySource.id}.`, {
-      hint: `Refresh it with POST /v1/refresh {"libraryName": "${bySource.id}"}.`,
+      hint: `Refresh it: ${action("library.refresh", { libraryName: bySource.id })}.`,
     });
   }
   if (bySource) return body.branch !== undefined && body.branch !== trackedBranch(db, bySource) ? addBranch(ctx, bySource, body) : resubmit(ctx, bySource, body);
@@ -113,7 +114,7 @@ export function trackedBranch(db: OpenVolume["db"], library: LibraryRow): string
 }
 
 /** The 409 of a library id held by another source; `existing` only when the caller may see that library. */
-export function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: LibraryRow | undefined, hint = "A library's source is fixed when it is created; an operator can move it with `lds libraries move`."): LdsError {
+export function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: LibraryRow | undefined, hint = `A library's source is fixed when it is created; an operator can move it: ${action("library.move", { id: libraryId })}.`): LdsError {
   return new LdsError("source_conflict", `The library id ${libraryId} is already taken${existing?.source_key ? ` by ${existing.source_key}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, { hint });
 }
 
@@ -122,7 +123,7 @@ function checkBranchName(branch: string): void {
     checkVersionName(branch);
   } catch {
     throw new LdsError("validation_error", `branch "${branch.slice(0, 100)}" is not supported: a branch is pinned by its name, which must be letters, digits, ".", "_" and "-".`, {
-      hint: "An operator can index other branches with `lds ingest git URL --tag BRANCH --version-name NAME`.",
+      hint: `An operator can index other branches as versions: ${action("library.indexVersion")}.`,
     });
   }
 }

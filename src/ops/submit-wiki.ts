@@ -6,6 +6,7 @@ import { findWikiConnection, normalise, teamHasProject } from "../store/connecti
 import type { WikiJobPayload } from "../store/jobs.js";
 import { createLibraryWithJob, findLibrary } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
+import { action } from "../hints.js";
 
 export interface WikiSubmission {
   cloudId: string;
@@ -26,11 +27,11 @@ export interface WikiSubmission {
 export function submitWikiSpace(volume: OpenVolume, caller: Caller, body: WikiSubmission): { libraryName: string; message: string } {
   const { db, key } = volume;
   if (!teamHasProject(db, caller.teamId, body.projectId)) {
-    throw new LdsError("team_not_found", `Project ${body.projectId} is not a project of your team.`, { hint: "An operator adds projects with `lds teams add-project`." });
+    throw new LdsError("team_not_found", `Project ${body.projectId} is not a project of your team.`, { hint: `An operator adds projects: ${action("team.addProject")}.` });
   }
   const connection = findWikiConnection(db, caller.teamId, body.cloudId);
   if (!connection) {
-    throw new LdsError("forbidden", `Your team has no wiki account connected for cloud ${body.cloudId}.`, { hint: "An operator connects one with `lds connections add-wiki`." });
+    throw new LdsError("forbidden", `Your team has no wiki account connected for cloud ${body.cloudId}.`, { hint: `An operator connects one: ${action("connection.addWiki")}.` });
   }
   if (normalise(body.siteUrl) !== connection.siteUrl) {
     throw new LdsError("validation_error", `siteUrl ${body.siteUrl} is not the site of the connected wiki account.`);
@@ -38,7 +39,7 @@ export function submitWikiSpace(volume: OpenVolume, caller: Caller, body: WikiSu
   const libraryId = `/team-${caller.teamId}/wiki/${body.spaceKey.toLowerCase()}`;
   if (!teamMayUse(db, caller.teamId, libraryId)) throw accessDenied(libraryId);
   if (findLibrary(db, libraryId)) {
-    throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it with POST /v1/refresh {"libraryName": "${libraryId}"}.` });
+    throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it: ${action("library.refresh", { libraryName: libraryId })}.` });
   }
   const origin = `confluence://${body.cloudId}/${body.spaceKey}${body.pageIds?.length ? `?pages=${body.pageIds.join(",")}` : ""}`;
   const library = { id: libraryId, teamId: caller.teamId, title: body.title, description: body.description, source: "wiki" as const, sourceUrl: origin, sourceKey: origin.toLowerCase(), private: true, ownerUserId: caller.userId };

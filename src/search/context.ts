@@ -7,6 +7,7 @@ import { findLibrary, libraryExists } from "../store/libraries.js";
 import { versionNames } from "../store/library-versions.js";
 import { snippetLoader, type StoredSnippet } from "../store/snippets.js";
 import { rankSnippets, type RankingMethod } from "./rank-snippets.js";
+import { action } from "../hints.js";
 
 export interface CodeSnippetAnswer {
   codeTitle: string;
@@ -119,6 +120,6 @@ function noSnippets(ref: LibraryRef, library: { state: string; state_reason: str
   const why =
     library.state === "failed" ? `its processing failed: ${(library.state_reason ?? "no reason recorded").replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
   return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${name}: ${why}.`, {
-    hint: library.state === "failed" ? "Fix the cause and refresh it with POST /v1/refresh." : "Try again when its processing has finished.",
+    hint: library.state === "failed" ? `Fix the cause and refresh it: ${action("library.refresh", { libraryName: ref.libraryId })}.` : "Try again when its processing has finished.",
   });
 }

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import { teamMayUse } from "../store/accounts.js";
 import type { Caller } from "../store/api-keys.js";
+import { action } from "../hints.js";
 
 /** The columns of a library that decide who may read it. */
 export interface LibraryVisibility {
@@ -32,7 +33,7 @@ export function callerAccess(db: Database.Database, caller: Caller): LibraryAcce
 
 export function libraryNotFound(libraryId: string): LdsError {
   return new LdsError("library_not_found", `Library ${libraryId} was not found, or you have no access to it.`, {
-    hint: "Find the id with GET /v2/libs/search?libraryName=<name>, or submit the repository first.",
+    hint: `Find the id (${action("library.list")}), or submit the repository first (${action("library.submit")}).`,
   });
 }
 

@@ -1,4 +1,5 @@
 import { LdsError } from "../errors.js";
+import { action } from "../hints.js";
 
 /** A library as a client names it: its id, and a pinned version when one was asked for. */
 export interface LibraryRef {
@@ -21,7 +22,7 @@ export function parseLibraryRef(raw: string): LibraryRef[] {
   const match = PINNED.exec(raw.trim());
   if (!match || raw.length > 512 || match[1]!.includes("/..") || match[1]!.startsWith("/.")) {
     throw new LdsError("invalid_library_id", `"${raw.slice(0, 100)}" is not a library id of the form /owner/repo or /<source>/<id> (optionally /owner/repo/<version> or @<version>).`, {
-      hint: "Find the id with GET /v2/libs/search?libraryName=<name>.",
+      hint: `Find the id: ${action("library.list")}.`,
     });
   }
   const [, id, pinned] = match as unknown as [string, string, string | undefined];

@@ -5,6 +5,7 @@ import { listLibraries } from "../store/libraries.js";
 import { libraryRelevance } from "../store/snippet-search.js";
 import { summarise, type LibraryRow, type LibrarySummary } from "./library-summary.js";
 import { ftsExpression, queryTerms } from "./query-terms.js";
+import { action } from "../hints.js";
 
 export interface LibrarySearch {
   libraryName: string;
@@ -30,7 +31,7 @@ export function searchLibraries(db: Database.Database, access: LibraryAccess, se
     .filter((m) => m.name > 0 && access.canSee(m.row) && access.mayUse(m.row.id));
   if (matched.length === 0) {
     throw new LdsError("no_libraries_found", `No library matches "${search.libraryName.slice(0, 100)}".`, {
-      hint: "Try a shorter or different name; a repository must be submitted (POST /v2/add/repo/hostb) before it can be found.",
+      hint: `Try a shorter or different name; a repository must be submitted (${action("library.submit")}) before it can be found.`,
     });
   }
   const expression = search.query ? ftsExpression(queryTerms(search.query)) : null;

@@ -16,7 +16,7 @@ export function loadOrCreateKey(file: string, sealedSecretsExist: boolean): Buff
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw fromSystemError(err, file);
     if (sealedSecretsExist) {
       throw new LdsError("key_missing", `${file} is missing, but the database holds secrets sealed with it.`, {
-        hint: `Restore ${file} from the backup that holds this database (lds-restore puts both back together).`,
+        hint: `Restore ${file} from the backup that holds this database (restoring that archive puts both back together).`,
       });
     }
     return createKey(file);

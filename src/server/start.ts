@@ -31,8 +31,6 @@ export interface ServeOptions {
   logger?: Logger;
   /** The server's settings, parsed once by config/server-settings.ts. @default from process.env */
   settings?: ServerSettings;
-  /** Where the licence may come from (LDS_LICENSE; else license.json in the data volume). @default process.env */
-  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningServer {
@@ -46,9 +44,8 @@ export interface RunningServer {
 
 /** Take the volume, apply a staged or interrupted restore, open it and listen. Each step undoes the earlier ones on failure. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
-  const env = options.env ?? process.env;
-  const settings = options.settings ?? serverSettingsFromEnv(env);
-  const logger = options.logger ?? createLogger();
+  const settings = options.settings ?? serverSettingsFromEnv(process.env);
+  const logger = options.logger ?? createLogger(settings.logLevel);
   const volume = dataVolume(options.dataDir);
   ensureDirectory(volume.root);
   const lock = await takeVolume(volume, settings.restartWaitMs);
@@ -82,7 +79,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       },
       logger,
       runner,
-      licence: licenceReader(volume.root, env),
+      licence: licenceReader(volume.root, settings.licence),
       requestRestart: (reason) => requestRestart(reason),
       settings: {
         sessionTtlSeconds: settings.sessionTtlSeconds,
@@ -104,7 +101,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     }
     const address = app.server.address();
     const url = typeof address === "object" && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
-    const licence = loadLicence(volume.root, env);
+    const licence = loadLicence(volume.root, settings.licence);
     logger.info({ dataDir: volume.root, url, licence: licence.state, licenceExpiresAt: licence.expiresAt }, "LDS is serving");
     if (!hasActiveApiKey(opened.db)) {
       logger.warn({ next: `lds init --email you@example.com --data-dir ${volume.root}` }, "No API key exists yet: create the first team, owner and key with `lds init --email EMAIL` (docs/api.md), then submit a repository with it.");
@@ -164,7 +161,7 @@ async function bootstrapAdmin(opened: OpenVolume, firstAdmin: ServerSettings["fi
 }
 
 /** JSON logs on stdout; secrets are redacted should a header or a config body ever be logged. */
-export function createLogger(level = process.env.LDS_LOG_LEVEL ?? "info"): Logger {
+export function createLogger(level = "info"): Logger {
   return pino({
     level,
     redact: {

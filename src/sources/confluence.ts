@@ -1,4 +1,5 @@
 import { LdsError } from "../errors.js";
+import { action } from "../hints.js";
 
 export interface WikiPage {
   id: string;
@@ -41,7 +42,7 @@ export async function fetchSpacePages(options: FetchSpaceOptions): Promise<{ spa
     }
     if (response.status === 401 || response.status === 403) {
       throw new LdsError("repository_auth_failed", `The wiki at ${new URL(base).host} refused the connection's token (HTTP ${response.status}).`, {
-        hint: "Connect the wiki account again: `lds connections add-wiki`.",
+        hint: `Connect the wiki account again: ${action("connection.addWiki")}.`,
       });
     }
     if (response.status === 404) return null;

@@ -1,5 +1,6 @@
 import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
-import { LdsError, setting } from "../errors.js";
+import { LdsError } from "../errors.js";
+import { setting } from "../hints.js";
 
 
 export interface RepositoryUrl {

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
-import { LdsError, setting } from "../errors.js";
+import { LdsError } from "../errors.js";
+import { setting } from "../hints.js";
 import { redactToken } from "../util/redact.js";
 
 export interface FetchOptions {

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
+import { action } from "../hints.js";
 
 export type Plan = "free" | "pro" | "enterprise";
 export type Role = "owner" | "admin" | "member";
@@ -31,7 +32,7 @@ export function findTeam(db: Database.Database, nameOrId: string): Team | undefi
 
 export function requireTeam(db: Database.Database, nameOrId: string): Team {
   const team = findTeam(db, nameOrId);
-  if (!team) throw new LdsError("team_not_found", `No team ${nameOrId}.`, { hint: "List them with `lds teams list`." });
+  if (!team) throw new LdsError("team_not_found", `No team ${nameOrId}.`, { hint: `List them: ${action("team.list")}.` });
   return team;
 }
 
@@ -69,7 +70,7 @@ export function addUser(db: Database.Database, team: Team, email: string, role: 
 
 export function requireUser(db: Database.Database, email: string): User {
   const user = db.prepare("SELECT id, team_id, email, role FROM users WHERE email = ? AND removed_at IS NULL").get(email) as User | undefined;
-  if (!user) throw new LdsError("user_not_found", `No user ${email}.`, { hint: "Add one with `lds users add EMAIL --team NAME`." });
+  if (!user) throw new LdsError("user_not_found", `No user ${email}.`, { hint: `Add one: ${action("user.add", { email })}.` });
   return user;
 }
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import type { Plan, Role } from "./accounts.js";
+import { action } from "../hints.js";
 
 /** Every key starts with this (spec: keys carry a fixed vendor prefix). */
 export const KEY_PREFIX = "ldssk-";
@@ -46,7 +47,7 @@ export function authenticate(db: Database.Database, authorization: string | unde
   // Only a caller holding the key's secret gets this far, so naming its own user reveals nothing.
   if (row.removed_at) {
     throw new LdsError("user_not_found", `The user of this API key (${row.email}) was removed from its team.`, {
-      hint: "Ask a team owner to add you again (`lds users add`), or use a key of another user.",
+      hint: `Ask an operator to add you again (${action("user.add")}), or use a key of another user.`,
     });
   }
   return { keyPrefix: row.prefix, userId: row.user_id, email: row.email, role: row.role, teamId: row.team_id, plan: row.plan };
@@ -59,7 +60,7 @@ export function hasActiveApiKey(db: Database.Database): boolean {
 
 export function revokeApiKey(db: Database.Database, prefix: string): void {
   const changes = db.prepare("UPDATE api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE prefix = ? AND revoked_at IS NULL").run(prefix).changes;
-  if (changes === 0) throw new LdsError("validation_error", `No active key ${prefix}.`, { hint: "List keys with `lds keys list`." });
+  if (changes === 0) throw new LdsError("validation_error", `No active key ${prefix}.`, { hint: `List keys: ${action("key.list")}.` });
 }
 
 export function listApiKeys(db: Database.Database) {
@@ -72,5 +73,5 @@ export function listApiKeys(db: Database.Database) {
 }
 
 function invalid(message: string): LdsError {
-  return new LdsError("invalid_api_key", message, { hint: "Create a key with `lds keys create --email EMAIL`." });
+  return new LdsError("invalid_api_key", message, { hint: `Create a key: ${action("key.create")}.` });
 }

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import { getSecret, putSecret } from "./secrets-table.js";
+import { action } from "../hints.js";
 
 export interface WikiConnection {
   id: number;
@@ -59,7 +60,7 @@ export function findWikiConnection(db: Database.Database, teamId: number, cloudI
 
 export function wikiToken(db: Database.Database, key: Buffer, connection: WikiConnection): string {
   const token = getSecret(db, key, `team:${connection.teamId}:wiki:${connection.cloudId}`);
-  if (!token) throw new LdsError("forbidden", "The wiki connection has no token any more.", { hint: "Connect the wiki account again with `lds connections add-wiki`." });
+  if (!token) throw new LdsError("forbidden", "The wiki connection has no token any more.", { hint: `Connect the wiki account again: ${action("connection.addWiki")}.` });
   return token;
 }
 

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
-import { LdsError, setting } from "../errors.js";
+import { LdsError } from "../errors.js";
+import { setting } from "../hints.js";
 import { builtModule } from "../util/built-module.js";
 import type { VectorMatch } from "./vector-index.js";
 

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import type Database from "better-sqlite3";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
-import { LdsError, fromSystemError, setting } from "../errors.js";
+import { LdsError, fromSystemError } from "../errors.js";
+import { action, setting } from "../hints.js";
 import { keyFingerprint, loadOrCreateKey } from "../secrets/key-file.js";
 import { FINGERPRINT_SETTING } from "../store/key-match.js";
 import { countSecrets } from "../store/secrets-table.js";
@@ -14,7 +15,8 @@ import type { VectorSearch } from "../vectors/knn-worker.js";
 import { openVectorIndex, type VectorIndex } from "../vectors/vector-index.js";
 
 export interface OpenVolume {
-  volume: DataVolume;
+  /** Where its files are (DataVolume: paths only; this object is the opened volume). */
+  paths: DataVolume;
   db: Database.Database;
   key: Buffer;
   vectors: VectorIndex;
@@ -35,7 +37,7 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
   // Never open (or create) lds.db while a restore is half done: its files are being moved (enter-volume.ts).
   if (exists(volume.restoreJournal)) {
     throw new LdsError("volume_locked", `${volume.root} holds an interrupted restore (${volume.restoreJournal}); it must be finished before the volume is opened.`, {
-      hint: "Run any lds command on this data volume (or lds serve): it finishes the restore first.",
+      hint: `Start ${action("restore.finish")} or any other command on this data volume: it finishes the restore first.`,
     });
   }
   const db = openStore(volume.db);
@@ -51,7 +53,7 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
     }
     const opened = vectors;
     return {
-      volume,
+      paths: volume,
       db,
       key,
       vectors: opened,

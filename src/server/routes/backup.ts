@@ -18,7 +18,7 @@ export interface BackupRouteOptions {
 /** The spec's self-hosted backup endpoints, all behind an admin session (docs/admin-api.md). */
 export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, { volume, runner }) => {
   const { db, key } = volume;
-  const dataDir = volume.volume.root;
+  const dataDir = volume.paths.root;
   app.addHook("onRequest", requireAdmin(db));
 
   app.post("/api/backup", async (_request, reply) => {

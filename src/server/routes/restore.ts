@@ -25,7 +25,7 @@ const UPLOADS = "restore-uploads";
 /** Validate an archive and stage it for restore at the next start (docs/admin-api.md#restore). */
 export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app, { volume, uploadLimitBytes, requestRestart }) => {
   const { db, key } = volume;
-  const root = volume.volume.root;
+  const root = volume.paths.root;
   const uploads = path.join(root, UPLOADS);
   app.addHook("onRequest", requireAdmin(db));
   // The upload is streamed to disk by the route itself, never buffered in memory.
@@ -110,7 +110,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
       if (!result.restorable) {
         throw new LdsError("archive_too_new", `This archive cannot be restored here: ${result.reason}.`, { hint: "Upgrade LDS first." });
       }
-      stageRestore(volume.volume, { file: source.file, move: source.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
+      stageRestore(volume.paths, { file: source.file, move: source.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
       request.log.warn({ source: name ?? "upload", by: request.admin!.username }, "restore staged; restarting to apply it");
       void reply.then(() => requestRestart("staged restore"), () => requestRestart("staged restore"));
       return reply.status(202).send({ staged: true, restarting: true, ...result });
