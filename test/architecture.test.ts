@@ -63,6 +63,36 @@ function sqlOutsideStore(): string[] {
   return found;
 }
 
+/**
+ * The SQLite engine's own work, outside store/: opening and migrating lds.db, `VACUUM INTO` snapshots, checking and
+ * preparing an archive's database copy, and sqlite-vec. Only these may import store/ modules other than the
+ * contract (store/store.ts) for more than types; everything else reaches records through `Store`.
+ */
+const SQLITE_ENGINE_WORK = ["volume/open-volume.ts", "snapshot/snapshot-volume.ts", "archive/check-snapshot.ts", "archive/compatibility.ts", "ops/prepare-restored-db.ts", "vectors/vector-index.ts", "vectors/knn-worker-entry.ts"];
+
+/** Value (not type-only) imports of store/ modules other than store/store.ts, outside store/, as "file: module". */
+function storeInternalsUsed(): string[] {
+  const src = path.join(ROOT, "src");
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const rel = path.relative(src, full);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith(".ts") && !rel.startsWith("store" + path.sep)) {
+        for (const match of fs.readFileSync(full, "utf8").matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+"(\.[^"]+)"/gm)) {
+          const target = path.relative(src, path.resolve(path.dirname(full), match[3]!));
+          if (!target.startsWith("store" + path.sep) || target === path.join("store", "store.js")) continue;
+          const typeOnly = Boolean(match[1]) || match[2]!.split(",").every((name) => !name.trim() || name.trim().startsWith("type "));
+          if (!typeOnly) found.push(`${rel}: ${target}`);
+        }
+      }
+    }
+  };
+  walk(src);
+  return found.filter((use) => !SQLITE_ENGINE_WORK.includes(use.split(":")[0]!));
+}
+
 describe("the architecture of src/", () => {
   const edges = importEdges();
 
@@ -79,6 +109,10 @@ describe("the architecture of src/", () => {
   it("keeps every SQL statement against lds.db in store/", () => {
     expect(ldsTables()).toEqual(expect.arrayContaining(["libraries", "snippets", "snippets_fts", "jobs", "secrets", "audit_log"]));
     expect(sqlOutsideStore()).toEqual([]);
+  });
+
+  it("reaches the records only through the store's contract, outside the SQLite engine's own work", () => {
+    expect(storeInternalsUsed()).toEqual([]);
   });
 
   it("has no two folders that import each other", () => {

@@ -1,7 +1,6 @@
 import type { OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
-import { swapSnippets } from "../store/snippets.js";
 
 const EMBED_BATCH = 256;
 
@@ -12,7 +11,7 @@ const EMBED_BATCH = 256;
  * with snippets, so such ids are invisible. A crash leaves the old library intact plus invisible vectors.
  */
 export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: string, snippets: Snippet[], version = ""): Promise<number> {
-  const { db, vectors, embedder } = volume;
+  const { store, vectors, embedder } = volume;
   const embedded: Float32Array[] = [];
   for (let i = 0; i < snippets.length; i += EMBED_BATCH) {
     const batch = snippets.slice(i, i + EMBED_BATCH);
@@ -32,7 +31,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     tokens: estimateTokens(s.content),
     pageTitle: s.pageTitle ?? null,
   }));
-  const oldIds = swapSnippets(db, libraryId, version, rows, (newIds) =>
+  const oldIds = await store.snippets.replace(libraryId, version, rows, (newIds) =>
     vectors.upsert(newIds.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! }))),
   );
   vectors.remove(oldIds);

@@ -1,9 +1,7 @@
-import type Database from "better-sqlite3";
 import { Cron } from "croner";
 import { LdsError } from "../errors.js";
 import { driverOfKind } from "../destinations/registry.js";
-import { getSecret, hasSecret, saveSettingWithSecrets } from "../store/secrets-table.js";
-import { getSetting } from "../store/settings.js";
+import type { Store } from "../store/store.js";
 
 /**
  * The backup configuration as stored and as GET /api/backup/config answers. The destination's fields are its
@@ -42,16 +40,18 @@ const SETTING = "backup.config";
 const secretName = (kind: string, key: string) => `backup.${kind}.${key}`;
 const secretKeys = (kind: string) => driverOfKind(kind).settings.filter((s) => s.secret).map((s) => s.key);
 
-export function loadBackupConfig(db: Database.Database): BackupConfig {
-  const stored = getSetting(db, SETTING);
+export async function loadBackupConfig(store: Store): Promise<BackupConfig> {
+  const stored = await store.settings.get(SETTING);
   const config: BackupConfig = stored ? (JSON.parse(stored) as BackupConfig) : structuredClone(DEFAULT_BACKUP_CONFIG);
-  for (const key of secretKeys(config.destination.type)) config.destination[`${key}Set`] = hasSecret(db, secretName(config.destination.type, key));
+  for (const key of secretKeys(config.destination.type)) config.destination[`${key}Set`] = await store.settings.hasSecret(secretName(config.destination.type, key));
   return config;
 }
 
-/** A destination's secret setting, unsealed, for its driver only: it never leaves the process. */
-export function loadDestinationSecret(db: Database.Database, key: Buffer, kind: string, field: string): string | undefined {
-  return getSecret(db, key, secretName(kind, field));
+/** A destination's secret settings, unsealed, for its driver only: they never leave the process. */
+export async function loadDestinationSecrets(store: Store, kind: string): Promise<Map<string, string | undefined>> {
+  const secrets = new Map<string, string | undefined>();
+  for (const key of secretKeys(kind)) secrets.set(key, await store.settings.secret(secretName(kind, key)));
+  return secrets;
 }
 
 /**
@@ -59,7 +59,7 @@ export function loadDestinationSecret(db: Database.Database, key: Buffer, kind: 
  * absent, the stored one is kept; an empty string removes it (for S3, back to the default credential chain). The
  * request body has already passed the JSON schema; this checks what a schema cannot (the cron expression, the timezone).
  */
-export function saveBackupConfig(db: Database.Database, key: Buffer, update: BackupConfig): BackupConfig {
+export async function saveBackupConfig(store: Store, update: BackupConfig): Promise<BackupConfig> {
   const { schedule } = update;
   if (schedule.preset === "custom") {
     if (!schedule.cron) throw invalid("schedule.cron", "is required when schedule.preset is \"custom\"");
@@ -74,8 +74,8 @@ export function saveBackupConfig(db: Database.Database, key: Buffer, update: Bac
     delete destination[`${name}Set`];
   }
   const toStore: BackupConfig = { ...update, destination, schedule: { ...schedule, cron: schedule.preset === "custom" ? schedule.cron : null } };
-  saveSettingWithSecrets(db, key, SETTING, JSON.stringify(toStore), secrets);
-  return loadBackupConfig(db);
+  await store.settings.saveWithSecrets(SETTING, JSON.stringify(toStore), secrets);
+  return loadBackupConfig(store);
 }
 
 /** The cron expression a schedule runs, or null when it is off. */

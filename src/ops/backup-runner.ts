@@ -1,10 +1,9 @@
-import type Database from "better-sqlite3";
 import { Cron } from "croner";
 import type { Logger } from "pino";
 import { loadBackupConfig, scheduleCron } from "./backup-config.js";
 import { dataVolume } from "../config/data-volume.js";
 import { isLdsError, LdsError } from "../errors.js";
-import { getSetting, setSetting } from "../store/settings.js";
+import type { Store } from "../store/store.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
@@ -42,9 +41,9 @@ export interface BackupStatus {
 export interface BackupRunner {
   /** Start a backup in the background; throws `backup_running` at once when one runs (here or in another process). */
   start(trigger: Trigger): { startedAt: string };
-  status(): BackupStatus;
+  status(): Promise<BackupStatus>;
   /** Re-read the schedule from the stored configuration: a change takes effect without a restart. */
-  reschedule(): void;
+  reschedule(): Promise<void>;
   /** Resolves when the running backup (if any) has finished. */
   idle(): Promise<void>;
   /** Stop the schedule and interrupt a running backup, waiting for its cleanup. */
@@ -55,12 +54,12 @@ const LAST_RESULT = "backup.last_result";
 const LAST_SKIPPED = "backup.last_skipped";
 
 /** The server's backups: the same `backup` use case and backup.lock as `lds backup`, so cron and server never overlap. */
-export function createBackupRunner(options: { dataDir: string; db: Database.Database; key: Buffer; logger: Logger }): BackupRunner {
-  const { dataDir, db, key, logger } = options;
+export async function createBackupRunner(options: { dataDir: string; store: Store; logger: Logger }): Promise<BackupRunner> {
+  const { dataDir, store, logger } = options;
   let running: { controller: AbortController; promise: Promise<void>; progress: NonNullable<BackupStatus["progress"]> } | null = null;
   let cron: Cron | null = null;
-  const readJson = <T>(name: string): T | null => {
-    const value = getSetting(db, name);
+  const readJson = async <T>(name: string): Promise<T | null> => {
+    const value = await store.settings.get(name);
     return value ? (JSON.parse(value) as T) : null;
   };
 
@@ -76,9 +75,9 @@ export function createBackupRunner(options: { dataDir: string; db: Database.Data
     const controller = new AbortController();
     const progress = { trigger, startedAt, phase: "starting", bytes: 0, totalBytes: 0 };
     const promise = (async () => {
-      const config = loadBackupConfig(db);
       try {
-        const destination = await configuredDestination(config, dataDir, db, key);
+        const config = await loadBackupConfig(store);
+        const destination = await configuredDestination(config, dataDir, store);
         const result = await backup({
           dataDir,
           destination,
@@ -88,12 +87,12 @@ export function createBackupRunner(options: { dataDir: string; db: Database.Data
           signal: controller.signal,
           onProgress: (p) => Object.assign(progress, p),
         });
-        record(success(trigger, startedAt, result));
+        await record(success(trigger, startedAt, result));
         logger.info({ archive: result.name, size: result.size, durationMs: result.durationMs, trigger }, "backup finished");
       } catch (err) {
         lock.release();
         const error = isLdsError(err) ? { code: err.code, message: err.message } : { code: "internal_error", message: (err as Error).message };
-        record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
+        await record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
         logger.error({ error, trigger }, "backup failed");
       } finally {
         running = null;
@@ -103,38 +102,39 @@ export function createBackupRunner(options: { dataDir: string; db: Database.Data
     return { startedAt };
   }
 
-  function record(result: LastResult): void {
-    setSetting(db, LAST_RESULT, JSON.stringify(result));
+  /** The run's outcome for the status endpoint; a store that cannot take it is logged, never thrown at the run. */
+  async function record(result: LastResult): Promise<void> {
+    await store.settings.set(LAST_RESULT, JSON.stringify(result)).catch((err: unknown) => logger.error({ err: String(err) }, "could not record the backup's result"));
   }
 
-  function onSchedule(): void {
+  async function onSchedule(): Promise<void> {
     try {
       start("schedule");
     } catch (err) {
       const reason = isLdsError(err) ? err.message : String(err);
-      setSetting(db, LAST_SKIPPED, JSON.stringify({ at: new Date().toISOString(), reason }));
       logger.warn({ reason }, "scheduled backup skipped");
+      await store.settings.set(LAST_SKIPPED, JSON.stringify({ at: new Date().toISOString(), reason })).catch((e: unknown) => logger.error({ err: String(e) }, "could not record the skipped backup"));
     }
   }
 
-  function reschedule(): void {
+  async function reschedule(): Promise<void> {
+    const config = await loadBackupConfig(store);
     cron?.stop();
     cron = null;
-    const config = loadBackupConfig(db);
     const expression = scheduleCron(config);
-    if (expression) cron = new Cron(expression, { timezone: config.schedule.timezone, protect: true }, onSchedule);
+    if (expression) cron = new Cron(expression, { timezone: config.schedule.timezone, protect: true }, () => void onSchedule());
   }
 
-  reschedule();
+  await reschedule();
   return {
     start,
     reschedule,
-    status: () => ({
+    status: async () => ({
       running: running !== null,
       progress: running ? { ...running.progress } : null,
       nextRun: cron?.nextRun()?.toISOString() ?? null,
-      lastResult: readJson<LastResult>(LAST_RESULT),
-      lastSkipped: readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
+      lastResult: await readJson<LastResult>(LAST_RESULT),
+      lastSkipped: await readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
     }),
     async idle() {
       await running?.promise;

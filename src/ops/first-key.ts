@@ -1,7 +1,6 @@
-import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import type { Plan } from "../store/accounts.js";
-import { createFirstTeam } from "../store/first-team.js";
+import type { Store } from "../store/store.js";
 import { action } from "../hints.js";
 
 export interface FirstKey {
@@ -16,8 +15,8 @@ export interface FirstKey {
  * The first-run path (`lds init`): a team, its owner and an API key in one step, on a volume that has no team
  * yet. Once teams exist, the separate commands (teams, users, keys) are the way, so that init never guesses.
  */
-export function createFirstKey(db: Database.Database, options: { team: string; email: string; plan: Plan }): FirstKey {
-  const made = createFirstTeam(db, options);
+export async function createFirstKey(store: Store, options: { team: string; email: string; plan: Plan }): Promise<FirstKey> {
+  const made = await store.teams.createFirst(options);
   if (!made) {
     throw new LdsError("validation_error", "This data volume already has teams: lds init is for the first key of a new installation.", {
       hint: `Create a key for an existing user: ${action("key.create", { email: options.email })}.`,

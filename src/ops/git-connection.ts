@@ -1,7 +1,6 @@
 import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
 import { LdsError } from "../errors.js";
-import { gitConnectionToken } from "../store/connections.js";
-import type { OpenVolume } from "../volume/open-volume.js";
+import type { Store } from "../store/store.js";
 import { action } from "../hints.js";
 
 /**
@@ -9,8 +8,8 @@ import { action } from "../hints.js";
  * 403 when its connection is pinned to other hosts (the token is never sent anywhere else; issue 11, item 2).
  * Checked when a private repository is submitted, and again when its job runs.
  */
-export function connectedGitToken(volume: Pick<OpenVolume, "db" | "key">, teamId: number, host: string, policy: GitUrlPolicy | undefined): string | undefined {
-  const found = gitConnectionToken(volume.db, volume.key, teamId, host, policy?.defaultHost ?? DEFAULT_GIT_HOST);
+export async function connectedGitToken(store: Store, teamId: number, host: string, policy: GitUrlPolicy | undefined): Promise<string | undefined> {
+  const found = await store.connections.gitToken(teamId, host, policy?.defaultHost ?? DEFAULT_GIT_HOST);
   if (found.token || found.otherHosts === null) return found.token;
   throw new LdsError("forbidden", `Your team's connected git account is not valid for ${host} (it is for ${found.otherHosts.join(", ")}); its token is never sent to another host.`, {
     hint: `Pass a gitToken for ${host}, or ask an operator to connect an account for it (${action("connection.addGit", { host })}).`,

@@ -9,9 +9,8 @@ import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchRepository, remoteHead } from "../sources/git.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
-import { noSnippetsFound, recordServedBranch, servedBranchRecords, setLibraryState, type BranchRecord, type LibraryState } from "../store/libraries.js";
-import { recordVersion, versionCommit } from "../store/library-versions.js";
-import { countSnippets } from "../store/snippets.js";
+import { noSnippetsFound } from "../indexing/snippet.js";
+import type { BranchRecord, LibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { checkVersionName } from "./version-name.js";
 
@@ -50,12 +49,12 @@ export interface IngestResult {
  * indexed costs one `git ls-remote`.
  */
 export async function ingestGitRepository(options: IngestGitOptions): Promise<IngestResult> {
-  const { db } = options.volume;
+  const { store } = options.volume;
   const { libraryId } = options;
   const { url } = checkRepositoryUrl(options.repositoryUrl, options);
   if (options.version !== undefined) return ingestVersion(options, libraryId, url);
-  const branches = servedBranchRecords(db, libraryId);
-  const setState = (state: LibraryState, reason: string | null = null) => setLibraryState(db, libraryId, state, reason);
+  const branches = await store.libraries.servedBranches(libraryId);
+  const setState = (state: LibraryState, reason: string | null = null) => store.libraries.setState(libraryId, state, reason);
 
   try {
     const head = await remoteHead({ url, branch: options.branch, token: options.token, caFile: options.caFile, signal: options.signal });
@@ -63,31 +62,31 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     // A library serves one branch: its record is replaced, never kept beside another (docs/api.md, "Branches").
     if (known && known.commit === head) {
       // The index is intact at this commit: whatever a re-submission set the state to, it is finished.
-      setState("finalized");
-      return { libraryId, branch: known.name, commit: head, snippets: countSnippets(db, libraryId, ""), unchanged: true };
+      await setState("finalized");
+      return { libraryId, branch: known.name, commit: head, snippets: await store.snippets.count(libraryId, ""), unchanged: true };
     }
     const { fetched, count } = await fetchAndIndex(options, libraryId, url, options.branch, "", setState);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
-    recordServedBranch(db, libraryId, record);
-    setState("finalized");
+    await store.libraries.recordServedBranch(libraryId, record);
+    await setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
-    setState("failed", describeFailure(err));
+    await setState("failed", describeFailure(err));
     throw err;
   }
 }
 
 /** A pinned version: fetched and indexed like the current content, recorded in library_versions. */
 async function ingestVersion(options: IngestGitOptions, libraryId: string, url: URL): Promise<IngestResult> {
-  const { db } = options.volume;
+  const { store } = options.volume;
   const version = options.version!;
   checkVersionName(version);
   const ref = options.branch ?? version;
-  const known = versionCommit(db, libraryId, version);
+  const known = await store.versions.commit(libraryId, version);
   const head = await remoteHead({ url, branch: ref, token: options.token, caFile: options.caFile, signal: options.signal });
-  if (known === head) return { libraryId, branch: ref, commit: head, snippets: countSnippets(db, libraryId, version), unchanged: true };
+  if (known === head) return { libraryId, branch: ref, commit: head, snippets: await store.snippets.count(libraryId, version), unchanged: true };
   const { fetched, count } = await fetchAndIndex(options, libraryId, url, ref, version);
-  recordVersion(db, libraryId, { name: version, ref, commit: fetched.commit });
+  await store.versions.record(libraryId, { name: version, ref, commit: fetched.commit });
   return { libraryId, branch: ref, commit: fetched.commit, snippets: count, unchanged: false };
 }
 
@@ -101,19 +100,19 @@ async function fetchAndIndex(
   url: URL,
   ref: string | undefined,
   version: string,
-  onState: (state: LibraryState) => void = () => {},
+  onState: (state: LibraryState) => Promise<void> = async () => {},
 ): Promise<{ fetched: { branch: string; commit: string }; count: number }> {
   const work = path.join(options.volume.paths.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
   try {
-    onState("fetching");
+    await onState("fetching");
     fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
     const fetched = await fetchRepository({ url, branch: ref, token: options.token, caFile: options.caFile, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
-    onState("parsing");
+    await onState("parsing");
     const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
     if (options.generateDocs) snippets.push(...collectSourceSnippets(work));
     // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
     if (snippets.length === 0) throw noSnippetsFound(version ? `${libraryId}/${version}` : libraryId);
-    onState("embedding");
+    await onState("embedding");
     return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets, version) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -2,8 +2,8 @@ import type { Logger } from "pino";
 import { describeFailure, LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
-import { findLibrary, setLibraryState, type LibraryRow } from "../store/libraries.js";
-import { claimNextJob, finishJob, hasQueuedJobs, jobToken, requeueInterruptedJobs, type Job } from "../store/jobs.js";
+import type { LibraryRow } from "../store/libraries.js";
+import type { Job } from "../store/jobs.js";
 import { connectedGitToken } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
 import { ingestWikiSpace } from "./ingest-wiki.js";
@@ -29,14 +29,15 @@ export interface JobRunner {
 }
 
 /** Runs queued ingestion and refresh jobs in the background, a bounded number at a time. */
-export function createJobRunner(options: JobRunnerOptions): JobRunner {
+export async function createJobRunner(options: JobRunnerOptions): Promise<JobRunner> {
   const { volume, logger } = options;
+  const { store } = volume;
   const concurrency = options.concurrency ?? 2;
   const running = new Map<number, Promise<void>>();
   let closed = false;
   // Shutdown interrupts running jobs (git is killed); they are re-queued at the next start.
   const shutdown = new AbortController();
-  const requeued = requeueInterruptedJobs(volume.db);
+  const requeued = await store.jobs.requeueInterrupted();
   if (requeued) logger.warn({ requeued }, "re-queued jobs interrupted by the last shutdown");
 
   const run = async (job: Job) => {
@@ -45,12 +46,12 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       const payload = job.payload;
       if (payload.source === "wiki") {
         const result = await ingestWikiSpace({ volume, libraryId: job.library_id, ...payload, signal: shutdown.signal });
-        finishJob(volume.db, job.id, null);
+        await store.jobs.finish(job.id, null);
         log.info(result, "job finished");
         return;
       }
-      const library = findLibrary(volume.db, job.library_id);
-      if (!library) return finishJob(volume.db, job.id, "library_not_found: the library was removed");
+      const library = await store.libraries.find(job.library_id);
+      if (!library) return await store.jobs.finish(job.id, "library_not_found: the library was removed");
       // Jobs queued by older releases (a restored archive) may lack the URL: the library's source is the truth.
       const repositoryUrl = payload.url ?? library.source_url;
       if (!repositoryUrl) {
@@ -58,7 +59,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
           hint: `Point it at its repository: ${action("library.move", { id: job.library_id })}.`,
         });
       }
-      const token = jobToken(volume.db, volume.key, job.id) ?? connectedToken(library, repositoryUrl, payload.teamId);
+      const token = (await store.jobs.token(job.id)) ?? (await connectedToken(library, repositoryUrl, payload.teamId));
       const result = await ingestGitRepository({
         volume,
         libraryId: job.library_id,
@@ -71,41 +72,59 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         signal: shutdown.signal,
         ...options.gitPolicy,
       });
-      finishJob(volume.db, job.id, null);
+      await store.jobs.finish(job.id, null);
       log.info({ snippets: result.snippets, commit: result.commit, unchanged: result.unchanged }, "job finished");
     } catch (err) {
       if (shutdown.signal.aborted) return log.info("job interrupted by shutdown; it runs again at the next start");
       const reason = describeFailure(err);
-      finishJob(volume.db, job.id, reason);
+      await store.jobs.finish(job.id, reason);
       // Failures before the ingestion started (it records its own) must not leave the library "queued" forever.
-      if (findLibrary(volume.db, job.library_id)?.state === "queued") setLibraryState(volume.db, job.library_id, "failed", reason);
+      if ((await store.libraries.find(job.library_id))?.state === "queued") await store.libraries.setState(job.library_id, "failed", reason);
       log.warn({ reason }, "job failed");
     }
   };
 
   /** A private library's team connection, only if it is pinned to the repository's host (never sent elsewhere). */
-  const connectedToken = (library: LibraryRow, url: string, teamId: number | undefined): string | undefined =>
-    library.private && teamId ? connectedGitToken(volume, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy) : undefined;
+  const connectedToken = async (library: LibraryRow, url: string, teamId: number | undefined): Promise<string | undefined> =>
+    library.private && teamId ? connectedGitToken(store, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy) : undefined;
 
-  const pump = () => {
-    while (!closed && running.size < concurrency) {
-      const job = claimNextJob(volume.db);
-      if (!job) return;
-      const promise = run(job).finally(() => {
-        running.delete(job.id);
-        pump();
-      });
-      running.set(job.id, promise);
+  // One claiming loop at a time (claims are awaited, and two loops could both see a free slot); a kick during a
+  // loop makes it look at the queue once more, so that a job queued meanwhile does not wait for the next poll.
+  let claiming = false;
+  let again = false;
+  const pump = async () => {
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      do {
+        again = false;
+        while (!closed && running.size < concurrency) {
+          const job = await store.jobs.claimNext();
+          if (!job) break;
+          const promise = run(job).finally(() => {
+            running.delete(job.id);
+            void pump();
+          });
+          running.set(job.id, promise);
+        }
+      } while (again && !closed);
+    } catch (err) {
+      logger.error({ err: describeFailure(err) }, "could not take the next job; trying again at the next poll");
+    } finally {
+      claiming = false;
     }
   };
-  const timer = setInterval(pump, options.pollMs ?? 1000);
+  const timer = setInterval(() => void pump(), options.pollMs ?? 1000);
   timer.unref();
-  pump();
+  void pump();
 
   return {
-    kick: pump,
+    kick: () => void pump(),
     async drained() {
-      while (running.size > 0 || hasQueuedJobs(volume.db)) {
+      while (claiming || running.size > 0 || (await store.jobs.hasQueued())) {
         await Promise.all(running.values());
         await new Promise((r) => setTimeout(r, 20));
       }

@@ -1,7 +1,6 @@
 import { LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
-import { findLibrary, librariesBySource, relocateLibrary } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
 
@@ -20,17 +19,17 @@ export interface MoveRequest {
  * serves its current snippets until the new source is indexed (a job is queued for the server). Recorded in the
  * audit log with the old and the new source, so it can be reviewed and undone by moving it back.
  */
-export function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, request: MoveRequest): { from: string; to: string } {
-  const { db, key } = volume;
-  const library = findLibrary(db, request.libraryId);
+export async function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, request: MoveRequest): Promise<{ from: string; to: string }> {
+  const { store } = volume;
+  const library = await store.libraries.find(request.libraryId);
   if (!library) throw new LdsError("library_not_found", `No library ${request.libraryId}.`, { hint: `List them: ${action("library.list")}.` });
   if (library.source !== "git") throw new LdsError("validation_error", `${request.libraryId} is a wiki space; only git libraries can be moved.`);
   const repo = checkRepositoryUrl(request.to, policy);
-  const other = librariesBySource(db, repo.sourceKey).find((l) => l.id !== library.id && l.private === library.private && l.team_id === library.team_id);
+  const other = (await store.libraries.bySource(repo.sourceKey)).find((l) => l.id !== library.id && l.private === library.private && l.team_id === library.team_id);
   if (other) {
     throw new LdsError("source_conflict", `${repo.sourceKey} is already the source of ${other.id}; nothing was changed.`, { hint: `Use ${other.id}, or move it elsewhere first.` });
   }
   const from = library.source_url ?? "";
-  relocateLibrary(db, key, { libraryId: library.id, sourceUrl: repo.url.href, sourceKey: repo.sourceKey, branch: request.branch, teamId: library.team_id, actor: request.actor, from });
+  await store.libraries.relocate({ libraryId: library.id, sourceUrl: repo.url.href, sourceKey: repo.sourceKey, branch: request.branch, teamId: library.team_id, actor: request.actor, from });
   return { from, to: repo.url.href };
 }

@@ -1,7 +1,6 @@
 import type { OpenVolume } from "../volume/open-volume.js";
 import { embeddingText } from "../indexing/snippet.js";
 import { partitionOf } from "../vectors/vector-index.js";
-import { countAllSnippets, snippetPages } from "../store/snippets.js";
 
 const BATCH = 1000;
 
@@ -11,13 +10,13 @@ const BATCH = 1000;
  * rebuild leaves the index stale, and the next start simply runs it again.
  */
 export async function rebuildVectors(volume: OpenVolume, onProgress?: (done: number, total: number) => void): Promise<number> {
-  const { db, vectors, embedder } = volume;
+  const { store, vectors, embedder } = volume;
   if (!vectors.stale) return 0;
   // Always from an empty table: an interrupted rebuild, or a table of another layout or embedder, starts over.
   vectors.recreate();
-  const total = countAllSnippets(db);
+  const total = await store.snippets.countAll();
   let done = 0;
-  for (const rows of snippetPages(db, BATCH)) {
+  for await (const rows of store.snippets.pages(BATCH)) {
     const embedded = await embedder.embed(rows.map(embeddingText));
     vectors.upsert(rows.map((row, i) => ({ snippetId: row.id, partition: partitionOf(row.library_id, row.version), vector: embedded[i]! })));
     done += rows.length;

@@ -2,9 +2,7 @@ import { LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
 import { parseLibraryRef } from "../search/library-ref.js";
 import type { Caller } from "../store/api-keys.js";
-import { enqueueJob, type JobPayload } from "../store/jobs.js";
-import { findLibrary, libraryOptions } from "../store/libraries.js";
-import { libraryVersions } from "../store/library-versions.js";
+import type { JobPayload } from "../store/jobs.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { trackedBranch } from "./submit-repository.js";
 import { wikiPayloadOf } from "./submit-wiki.js";
@@ -21,13 +19,13 @@ export interface RefreshRequest {
  * content is fetched again; with a branch added to it (a pinned version), that version is. Any other branch is
  * branch_not_found, naming the branches the library has.
  */
-export function refreshLibrary(volume: OpenVolume, caller: Caller, request: RefreshRequest, chargeRefresh: (isOwner: boolean) => void): { message: string } {
-  const { db, key } = volume;
+export async function refreshLibrary(volume: OpenVolume, caller: Caller, request: RefreshRequest, chargeRefresh: (isOwner: boolean) => void): Promise<{ message: string }> {
+  const { store } = volume;
   const { libraryName, branch, gitToken } = request;
   parseLibraryRef(libraryName); // the same id syntax as search and context: invalid_library_id otherwise
-  const library = findLibrary(db, libraryName);
+  const library = await store.libraries.find(libraryName);
   // The same visibility rules as search and context: another team's private library does not exist for the caller.
-  const access = callerAccess(db, caller);
+  const access = await callerAccess(store, caller);
   if (!library || !access.canSee(library)) {
     throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: `Submit it first: ${action("library.submit")}.` });
   }
@@ -39,9 +37,9 @@ export function refreshLibrary(volume: OpenVolume, caller: Caller, request: Refr
     if (branch) throw new LdsError("branch_not_found", `${libraryName} is a wiki space: it has no branches.`);
     payload = wikiPayloadOf(library.source_url!, library.team_id ?? caller.teamId);
   } else {
-    const options = libraryOptions(db, library.id);
-    const served = trackedBranch(db, library);
-    const versions = libraryVersions(db, library.id);
+    const options = await store.libraries.options(library.id);
+    const served = await trackedBranch(store, library);
+    const versions = await store.versions.list(library.id);
     const added = versions.find((v) => v.name === branch || v.ref === branch);
     if (branch && branch !== served && !added) {
       const names = [served ?? "(default branch)", ...versions.map((v) => v.name)];
@@ -53,6 +51,6 @@ export function refreshLibrary(volume: OpenVolume, caller: Caller, request: Refr
     if (branch && branch !== served && added) Object.assign(payload, { branch: added.ref, version: added.name });
   }
   chargeRefresh(library.owner_user_id === caller.userId);
-  enqueueJob(db, key, { library_id: library.id, kind: "refresh", payload }, gitToken);
+  await store.jobs.enqueue({ library_id: library.id, kind: "refresh", payload }, gitToken);
   return { message: `Refresh of ${libraryName}${branch ? ` (${branch})` : ""} started.` };
 }

@@ -2,11 +2,10 @@ import { isLdsError, LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl, gitLibraryId, type RepositoryUrl } from "../sources/git-url.js";
-import { teamMayUse } from "../store/accounts.js";
 import type { Caller } from "../store/api-keys.js";
 import { connectedGitToken } from "./git-connection.js";
-import { hasPendingJob } from "../store/jobs.js";
-import { createLibraryWithJob, findLibrary, libraryOptions, librariesBySource, queueLibraryJob, servedBranch, type LibraryRow } from "../store/libraries.js";
+import type { LibraryRow } from "../store/libraries.js";
+import { servedBranch, type Store } from "../store/store.js";
 import { checkVersionName } from "./version-name.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
@@ -39,8 +38,8 @@ export interface SubmissionAnswer {
  * id from another source is refused (409 source_conflict) and changes nothing; the same source again is a refresh
  * under the refresh limits, or a no-op while one is pending.
  */
-export function submitRepository(ctx: SubmissionContext, body: RepositorySubmission): SubmissionAnswer {
-  const { db, key } = ctx.volume;
+export async function submitRepository(ctx: SubmissionContext, body: RepositorySubmission): Promise<SubmissionAnswer> {
+  const { store } = ctx.volume;
   const { caller, policy } = ctx;
   const repo = repositoryUrl(body.docsRepoUrl, policy);
   if (body.generateDocs && !body.private) {
@@ -52,21 +51,21 @@ export function submitRepository(ctx: SubmissionContext, body: RepositorySubmiss
   }
   if (body.branch !== undefined) checkBranchName(body.branch);
   // Without a gitToken, a private repository is cloned with the team's connection: it must be valid for this host.
-  if (!body.gitToken && body.private) connectedGitToken(ctx.volume, caller.teamId, repo.host, policy);
+  if (!body.gitToken && body.private) await connectedGitToken(store, caller.teamId, repo.host, policy);
 
-  const access = callerAccess(db, caller);
+  const access = await callerAccess(store, caller);
   // The library of this source, under whatever id it was created (0.3.0 ids had no team scope or host).
-  const bySource = librariesBySource(db, repo.sourceKey).find((l) => (body.private ? l.private && l.team_id === caller.teamId : !l.private));
-  if (bySource && !teamMayUse(db, caller.teamId, bySource.id)) throw accessDenied(bySource.id);
+  const bySource = (await store.libraries.bySource(repo.sourceKey)).find((l) => (body.private ? l.private && l.team_id === caller.teamId : !l.private));
+  if (bySource && !access.mayUse(bySource.id)) throw accessDenied(bySource.id);
   if (bySource && body.private && body.branch === undefined) {
     throw new LdsError("duplicate_repo", `The private repository ${repo.sourceKey} is already in your team as ${bySource.id}.`, {
       hint: `Refresh it: ${action("library.refresh", { libraryName: bySource.id })}.`,
     });
   }
-  if (bySource) return body.branch !== undefined && body.branch !== trackedBranch(db, bySource) ? addBranch(ctx, bySource, body) : resubmit(ctx, bySource, body);
+  if (bySource) return body.branch !== undefined && body.branch !== (await trackedBranch(store, bySource)) ? addBranch(ctx, bySource, body) : resubmit(ctx, bySource, body);
   const libraryId = gitLibraryId(repo, { defaultHost: policy.defaultHost, privateTeamId: body.private ? caller.teamId : undefined });
-  if (!teamMayUse(db, caller.teamId, libraryId)) throw accessDenied(libraryId);
-  const taken = findLibrary(db, libraryId);
+  if (!access.mayUse(libraryId)) throw accessDenied(libraryId);
+  const taken = await store.libraries.find(libraryId);
   // Taken by another source (another host's repository before ids named hosts, or another team's private library
   // of 0.3.0): refused, naming the other source only when the caller may see that library.
   if (taken) throw sourceConflict(libraryId, repo, access.canSee(taken) ? taken : undefined);
@@ -81,36 +80,36 @@ export function submitRepository(ctx: SubmissionContext, body: RepositorySubmiss
     private: Boolean(body.private),
     ownerUserId: caller.userId,
   };
-  createLibraryWithJob(db, key, library, options, { url: repo.url.href, ...options, teamId: caller.teamId }, body.gitToken);
+  await store.libraries.createWithJob(library, options, { url: repo.url.href, ...options, teamId: caller.teamId }, body.gitToken);
   return { libraryName: libraryId, message: `Repository ${libraryId} was submitted for processing.` };
 }
 
 /** The same source again: a refresh of the library's served branch (under the refresh limits), or nothing if one is pending. */
-function resubmit(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): SubmissionAnswer {
-  const { db, key } = ctx.volume;
-  if (hasPendingJob(db, library.id)) {
+async function resubmit(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): Promise<SubmissionAnswer> {
+  const { store } = ctx.volume;
+  if (await store.jobs.hasPending(library.id)) {
     return { libraryName: library.id, message: `Repository ${library.id} is already a library and is being processed; nothing was changed.` };
   }
   ctx.chargeRefresh(library.owner_user_id === ctx.caller.userId);
-  const options = libraryOptions(db, library.id);
-  queueLibraryJob(db, key, library.id, { kind: "refresh", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options } }, body.gitToken, true);
+  const options = await store.libraries.options(library.id);
+  await store.libraries.queueJob(library.id, { kind: "refresh", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options } }, body.gitToken, true);
   return { libraryName: library.id, message: `Repository ${library.id} is already a library; a refresh was started.` };
 }
 
 /** A branch other than the served one: indexed as a pinned version named after it (/owner/repo/<branch>). */
-function addBranch(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): SubmissionAnswer {
-  const { db, key } = ctx.volume;
+async function addBranch(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): Promise<SubmissionAnswer> {
+  const { store } = ctx.volume;
   const branch = body.branch!;
-  if (!hasPendingJob(db, library.id, branch)) {
-    const options = libraryOptions(db, library.id);
-    queueLibraryJob(db, key, library.id, { kind: "ingest", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options, branch, version: branch } }, body.gitToken, false);
+  if (!(await store.jobs.hasPending(library.id, branch))) {
+    const options = await store.libraries.options(library.id);
+    await store.libraries.queueJob(library.id, { kind: "ingest", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options, branch, version: branch } }, body.gitToken, false);
   }
   return { libraryName: library.id, message: `Branch ${branch} of ${library.id} was submitted for processing; pin it as ${library.id}/${branch}.` };
 }
 
 /** The branch a library serves: as submitted, else as last fetched (the repository's default at the time). */
-export function trackedBranch(db: OpenVolume["db"], library: LibraryRow): string | undefined {
-  return libraryOptions(db, library.id).branch ?? servedBranch(library);
+export async function trackedBranch(store: Store, library: LibraryRow): Promise<string | undefined> {
+  return (await store.libraries.options(library.id)).branch ?? servedBranch(library);
 }
 
 /** The 409 of a library id held by another source; `existing` only when the caller may see that library. */

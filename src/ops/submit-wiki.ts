@@ -1,10 +1,8 @@
 import { LdsError } from "../errors.js";
-import { accessDenied } from "../search/library-access.js";
+import { accessDenied, callerAccess } from "../search/library-access.js";
 import type { Caller } from "../store/api-keys.js";
-import { teamMayUse } from "../store/accounts.js";
-import { findWikiConnection, normalise, teamHasProject } from "../store/connections.js";
 import type { WikiJobPayload } from "../store/jobs.js";
-import { createLibraryWithJob, findLibrary } from "../store/libraries.js";
+import { normaliseSiteUrl } from "../store/store.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
 
@@ -24,26 +22,26 @@ export interface WikiSubmission {
  * their team, so their id is scoped to it (/team-<id>/wiki/<space>): two teams' ENG spaces never collide, and no
  * answer tells a team what another has indexed.
  */
-export function submitWikiSpace(volume: OpenVolume, caller: Caller, body: WikiSubmission): { libraryName: string; message: string } {
-  const { db, key } = volume;
-  if (!teamHasProject(db, caller.teamId, body.projectId)) {
+export async function submitWikiSpace(volume: OpenVolume, caller: Caller, body: WikiSubmission): Promise<{ libraryName: string; message: string }> {
+  const { store } = volume;
+  if (!(await store.teams.hasProject(caller.teamId, body.projectId))) {
     throw new LdsError("team_not_found", `Project ${body.projectId} is not a project of your team.`, { hint: `An operator adds projects: ${action("team.addProject")}.` });
   }
-  const connection = findWikiConnection(db, caller.teamId, body.cloudId);
+  const connection = await store.connections.findWiki(caller.teamId, body.cloudId);
   if (!connection) {
     throw new LdsError("forbidden", `Your team has no wiki account connected for cloud ${body.cloudId}.`, { hint: `An operator connects one: ${action("connection.addWiki")}.` });
   }
-  if (normalise(body.siteUrl) !== connection.siteUrl) {
+  if (normaliseSiteUrl(body.siteUrl) !== connection.siteUrl) {
     throw new LdsError("validation_error", `siteUrl ${body.siteUrl} is not the site of the connected wiki account.`);
   }
   const libraryId = `/team-${caller.teamId}/wiki/${body.spaceKey.toLowerCase()}`;
-  if (!teamMayUse(db, caller.teamId, libraryId)) throw accessDenied(libraryId);
-  if (findLibrary(db, libraryId)) {
+  if (!(await callerAccess(store, caller)).mayUse(libraryId)) throw accessDenied(libraryId);
+  if (await store.libraries.find(libraryId)) {
     throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it: ${action("library.refresh", { libraryName: libraryId })}.` });
   }
   const origin = `confluence://${body.cloudId}/${body.spaceKey}${body.pageIds?.length ? `?pages=${body.pageIds.join(",")}` : ""}`;
   const library = { id: libraryId, teamId: caller.teamId, title: body.title, description: body.description, source: "wiki" as const, sourceUrl: origin, sourceKey: origin.toLowerCase(), private: true, ownerUserId: caller.userId };
-  createLibraryWithJob(db, key, library, null, wikiPayloadOf(origin, caller.teamId));
+  await store.libraries.createWithJob(library, null, wikiPayloadOf(origin, caller.teamId));
   return { libraryName: libraryId, message: `Wiki space ${body.spaceKey} was submitted for processing.` };
 }
 

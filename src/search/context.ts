@@ -3,9 +3,7 @@ import type { OpenVolume } from "../volume/open-volume.js";
 import { estimateTokens } from "../indexing/snippet.js";
 import { accessDenied, libraryNotFound, type LibraryAccess } from "./library-access.js";
 import { resolveLibraryRef, type LibraryRef } from "./library-ref.js";
-import { findLibrary, libraryExists } from "../store/libraries.js";
-import { versionNames } from "../store/library-versions.js";
-import { snippetLoader, type StoredSnippet } from "../store/snippets.js";
+import type { StoredSnippet } from "../store/snippets.js";
 import { rankSnippets, type RankingMethod } from "./rank-snippets.js";
 import { action } from "../hints.js";
 
@@ -56,22 +54,21 @@ export interface ContextRequest {
  * is skipped, so a smaller, lower-ranked one may still fill the budget).
  */
 export async function buildContext(volume: OpenVolume, access: LibraryAccess, request: ContextRequest): Promise<ContextAnswer> {
-  const { db } = volume;
-  const ref = resolveLibraryRef(request.libraryId, libraryExists(db));
-  const library = findLibrary(db, ref.libraryId);
+  const { store } = volume;
+  const ref = await resolveLibraryRef(request.libraryId, (ids) => store.libraries.existing(ids));
+  const library = await store.libraries.find(ref.libraryId);
   if (!library || !access.canSee(library)) throw libraryNotFound(ref.libraryId);
   if (!access.mayUse(library.id)) throw accessDenied(library.id);
-  if (ref.version) checkVersion(volume, ref);
+  if (ref.version) await checkVersion(volume, ref);
   const ids = await rankSnippets(volume, ref, request.query, request.method);
   if (ids.length === 0) throw noSnippets(ref, library);
 
-  const load = snippetLoader(db, ref.libraryId, ref.version);
+  // A vector whose snippet was replaced a moment ago loads nothing and is left out.
+  const rows = await store.snippets.load(ref.libraryId, ref.version, ids);
   const seen = new Set<string>();
   const answer: ContextAnswer = { snippets: [] };
   let left = request.tokens;
-  for (const id of ids) {
-    const row = load(id);
-    if (!row) continue; // a vector whose snippet was replaced a moment ago
+  for (const row of rows) {
     const key = `${row.kind}\0${row.content.replace(/\s+/g, " ").trim()}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -106,8 +103,8 @@ function pageTitleOf(source: string): string {
   return (source.split("#")[0]!.split("/").pop() ?? "").replace(/\.[^.]+$/, "").replace(/[-_]/g, " ");
 }
 
-function checkVersion(volume: OpenVolume, ref: LibraryRef): void {
-  const versions = versionNames(volume.db, ref.libraryId);
+async function checkVersion(volume: OpenVolume, ref: LibraryRef): Promise<void> {
+  const versions = await volume.store.versions.names(ref.libraryId);
   if (!versions.includes(ref.version)) {
     throw new LdsError("tag_not_found", `${ref.libraryId} has no version "${ref.version.slice(0, 100)}"; available versions: ${versions.join(", ") || "none (only the current content)"}.`, {
       hint: `Ask without a version (${ref.libraryId}) for the current content, or pin one of the available versions.`,

@@ -1,7 +1,6 @@
-import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
-import { teamMayUse } from "../store/accounts.js";
 import type { Caller } from "../store/api-keys.js";
+import type { Store } from "../store/store.js";
 import { action } from "../hints.js";
 
 /** The columns of a library that decide who may read it. */
@@ -24,10 +23,12 @@ export interface LibraryAccess {
 
 export const OPERATOR_ACCESS: LibraryAccess = { canSee: () => true, mayUse: () => true };
 
-export function callerAccess(db: Database.Database, caller: Caller): LibraryAccess {
+/** An API caller's access, with its team's allow-list read once for the request. */
+export async function callerAccess(store: Store, caller: Caller): Promise<LibraryAccess> {
+  const allowed = await store.teams.allowedLibraries(caller.teamId);
   return {
     canSee: (library) => !library.private || library.team_id === caller.teamId,
-    mayUse: (libraryId) => teamMayUse(db, caller.teamId, libraryId),
+    mayUse: (libraryId) => allowed === null || allowed.has(libraryId),
   };
 }
 

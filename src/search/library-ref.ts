@@ -32,8 +32,9 @@ export function parseLibraryRef(raw: string): LibraryRef[] {
   return [{ libraryId: id, version: "" }, ...asVersion];
 }
 
-/** The reading whose library exists (`exists` asks the store), else the plain one (then "not found" names it). */
-export function resolveLibraryRef(raw: string, exists: (libraryId: string) => boolean): LibraryRef {
+/** The reading whose library exists (`existing` asks the store), else the plain one (then "not found" names it). */
+export async function resolveLibraryRef(raw: string, existing: (libraryIds: string[]) => Promise<Set<string>>): Promise<LibraryRef> {
   const readings = parseLibraryRef(raw);
-  return readings.find((r) => exists(r.libraryId)) ?? readings[0]!;
+  const found = await existing(readings.map((r) => r.libraryId));
+  return readings.find((r) => found.has(r.libraryId)) ?? readings[0]!;
 }

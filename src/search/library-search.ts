@@ -1,8 +1,6 @@
-import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import type { LibraryAccess } from "./library-access.js";
-import { listLibraries } from "../store/libraries.js";
-import { libraryRelevance } from "../store/snippet-search.js";
+import type { Store } from "../store/store.js";
 import { summarise, type LibraryRow, type LibrarySummary } from "./library-summary.js";
 import { ftsExpression, queryTerms } from "./query-terms.js";
 import { action } from "../hints.js";
@@ -21,10 +19,10 @@ const DEFAULT_LIMIT = 10;
  * substring, all words), then by how relevant the library's content is to `query` (its best BM25 score),
  * then by size. Only libraries the reader can see and use are listed; none at all is no_libraries_found.
  */
-export function searchLibraries(db: Database.Database, access: LibraryAccess, search: LibrarySearch): LibrarySummary[] {
+export async function searchLibraries(store: Store, access: LibraryAccess, search: LibrarySearch): Promise<LibrarySummary[]> {
   const wanted = normalise(search.libraryName);
   const words = search.libraryName.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const rows = listLibraries(db);
+  const rows = await store.libraries.list();
   // Names first (cheap, in memory), access only for the matches (it may query the team's allow-list).
   const matched = rows
     .map((row) => ({ row, name: nameScore(row, wanted, words) }))
@@ -34,15 +32,12 @@ export function searchLibraries(db: Database.Database, access: LibraryAccess, se
       hint: `Try a shorter or different name; a repository must be submitted (${action("library.submit")}) before it can be found.`,
     });
   }
-  const expression = search.query ? ftsExpression(queryTerms(search.query)) : null;
-  const relevance = expression ? libraryRelevance(db, expression) : () => 0;
   // Name match decides first, so content relevance is only computed for the strongest name matches.
   const limit = Math.max(1, Math.min(search.limit ?? DEFAULT_LIMIT, 50));
   const best = matched.sort((a, b) => b.name - a.name).slice(0, limit * 3);
-  const ranked = best.map((m) => {
-    const summary = summarise(db, m.row);
-    return { summary, name: m.name, relevance: relevance(m.row.id) };
-  });
+  const expression = search.query ? ftsExpression(queryTerms(search.query)) : null;
+  const relevance = expression ? await store.snippetSearch.libraryRelevance(expression, best.map((m) => m.row.id)) : new Map<string, number>();
+  const ranked = await Promise.all(best.map(async (m) => ({ summary: await summarise(store, m.row), name: m.name, relevance: relevance.get(m.row.id) ?? 0 })));
   ranked.sort((a, b) => b.name - a.name || b.relevance - a.relevance || b.summary.totalSnippets - a.summary.totalSnippets || a.summary.id.localeCompare(b.summary.id));
   return ranked.slice(0, limit).map((r) => r.summary);
 }

@@ -1,7 +1,5 @@
-import type Database from "better-sqlite3";
 import type { LibraryRow as StoredLibrary } from "../store/libraries.js";
-import { versionNames } from "../store/library-versions.js";
-import { snippetTotals } from "../store/snippets.js";
+import type { Store } from "../store/store.js";
 
 /** A library as search results describe it (the shape clients of hosted services of this kind read). */
 export interface LibrarySummary {
@@ -21,9 +19,9 @@ export interface LibrarySummary {
 export type LibraryRow = Pick<StoredLibrary, "id" | "title" | "description" | "private" | "team_id" | "state" | "branches" | "updated_at">;
 
 /** Totals and versions of one library's current content, and its public state. */
-export function summarise(db: Database.Database, row: LibraryRow): LibrarySummary {
-  const totals = snippetTotals(db, row.id);
-  const versions = versionNames(db, row.id, "newest");
+export async function summarise(store: Store, row: LibraryRow): Promise<LibrarySummary> {
+  const totals = await store.snippets.totals(row.id);
+  const versions = await store.versions.names(row.id, "newest");
   const branch = (JSON.parse(row.branches) as Array<{ name: string; fetchedAt: string }>)[0];
   return {
     id: row.id,

@@ -8,7 +8,6 @@ import { CONTEXT_TOKENS } from "./context-budget.js";
 import { contextAsText } from "./context-text.js";
 import type { LibraryAccess } from "./library-access.js";
 import { searchLibraries } from "./library-search.js";
-import { countSnippets } from "../store/snippets.js";
 import type { LibrarySummary } from "./library-summary.js";
 
 /**
@@ -32,9 +31,10 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): McpS
       annotations: { readOnlyHint: true },
     },
     async ({ libraryName, query }) =>
-      answer(() => {
-        const results = searchLibraries(volume.db, access, { libraryName, query });
-        return `Libraries matching "${libraryName}":\n\n${results.map((library) => describeLibrary(library, countSnippets(volume.db, library.id, "", "code"))).join("\n----------\n")}`;
+      answer(async () => {
+        const results = await searchLibraries(volume.store, access, { libraryName, query });
+        const codeCounts = await Promise.all(results.map((library) => volume.store.snippets.count(library.id, "", "code")));
+        return `Libraries matching "${libraryName}":\n\n${results.map((library, i) => describeLibrary(library, codeCounts[i]!)).join("\n----------\n")}`;
       }),
   );
 

@@ -2,7 +2,6 @@ import type { OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import type { LibraryRef } from "./library-ref.js";
 import { ftsExpression, queryTerms } from "./query-terms.js";
-import { bm25SnippetIds } from "../store/snippet-search.js";
 
 export type RankingMethod = "bm25" | "vector" | "fused";
 
@@ -28,17 +27,17 @@ export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: s
   // while BM25 runs on this one (an await between the two would serialise them).
   const [vector] = await volume.embedder.embed([query]);
   const vectors = nearest(volume, ref, vector!, depth);
-  const bm25 = bm25Ranking(volume, ref, query, depth);
+  const bm25 = await bm25Ranking(volume, ref, query, depth);
   return fuse([
     { ids: bm25, weight: WEIGHTS.bm25 },
     { ids: await vectors, weight: WEIGHTS.vector },
   ]);
 }
 
-function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): number[] {
+async function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): Promise<number[]> {
   const expression = ftsExpression(queryTerms(query));
   if (!expression) return [];
-  return bm25SnippetIds(volume.db, ref.libraryId, ref.version, expression, depth);
+  return volume.store.snippetSearch.rank(ref.libraryId, ref.version, expression, depth);
 }
 
 async function vectorRanking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): Promise<number[]> {

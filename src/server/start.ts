@@ -8,8 +8,6 @@ import { fromSystemError, isLdsError } from "../errors.js";
 import { serverSettingsFromEnv, type ServerSettings } from "../config/server-settings.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp, type AppSettings } from "./app.js";
-import { countAdmins, insertAdmin } from "../store/admins.js";
-import { hasActiveApiKey } from "../store/api-keys.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../ops/heavy-work.js";
 import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
@@ -63,9 +61,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     await rebuildStaleVectors(opened, logger);
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs);
     await bootstrapAdmin(opened, settings.firstAdmin, logger);
-    const runner = createBackupRunner({ dataDir: volume.root, db: opened.db, key: opened.key, logger });
+    const runner = await createBackupRunner({ dataDir: volume.root, store: opened.store, logger });
     const gitPolicy = settings.git;
-    const jobs = createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency });
+    const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency });
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));
     const app = buildApp({
@@ -103,7 +101,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const url = typeof address === "object" && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
     const licence = loadLicence(volume.root, settings.licence);
     logger.info({ dataDir: volume.root, url, licence: licence.state, licenceExpiresAt: licence.expiresAt }, "LDS is serving");
-    if (!hasActiveApiKey(opened.db)) {
+    if (!(await opened.store.apiKeys.hasActive())) {
       logger.warn({ next: `lds init --email you@example.com --data-dir ${volume.root}` }, "No API key exists yet: create the first team, owner and key with `lds init --email EMAIL` (docs/api.md), then submit a repository with it.");
     }
     const handle = opened;
@@ -155,8 +153,8 @@ async function applyStaged(volume: DataVolume, logger: Logger): Promise<void> {
 /** The first admin, from LDS_ADMIN_PASSWORD(_FILE) (username LDS_ADMIN_USERNAME, default "admin"), only while there is none. */
 async function bootstrapAdmin(opened: OpenVolume, firstAdmin: ServerSettings["firstAdmin"], logger: Logger): Promise<void> {
   const { username, password } = firstAdmin;
-  if (!password || countAdmins(opened.db) > 0) return;
-  insertAdmin(opened.db, username, await hashPassword(password));
+  if (!password || (await opened.store.admins.count()) > 0) return;
+  await opened.store.admins.create(username, await hashPassword(password));
   logger.warn({ username }, "Created the first admin from LDS_ADMIN_PASSWORD(_FILE); remove it from the service's settings now.");
 }
 

@@ -91,8 +91,9 @@ export function restrictTeamLibraries(db: Database.Database, team: Team, library
   })();
 }
 
-export function teamMayUse(db: Database.Database, teamId: number, libraryId: string): boolean {
+/** The libraries a team may use, or null when it is not restricted. */
+export function allowedLibraries(db: Database.Database, teamId: number): Set<string> | null {
   const team = db.prepare("SELECT restrict_libraries FROM teams WHERE id = ?").get(teamId) as { restrict_libraries: number } | undefined;
-  if (!team?.restrict_libraries) return true;
-  return db.prepare("SELECT 1 FROM team_library_access WHERE team_id = ? AND library_id = ?").get(teamId, libraryId) !== undefined;
+  if (!team?.restrict_libraries) return null;
+  return new Set(db.prepare("SELECT library_id FROM team_library_access WHERE team_id = ?").pluck().all(teamId) as string[]);
 }

@@ -63,13 +63,21 @@ export function revokeApiKey(db: Database.Database, prefix: string): void {
   if (changes === 0) throw new LdsError("validation_error", `No active key ${prefix}.`, { hint: `List keys: ${action("key.list")}.` });
 }
 
-export function listApiKeys(db: Database.Database) {
+export interface ApiKeyListing {
+  prefix: string;
+  name: string | null;
+  email: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export function listApiKeys(db: Database.Database): ApiKeyListing[] {
   return db
     .prepare(
       `SELECT k.prefix, k.name, u.email, k.created_at AS createdAt, k.revoked_at AS revokedAt
        FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.created_at`,
     )
-    .all();
+    .all() as ApiKeyListing[];
 }
 
 function invalid(message: string): LdsError {

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import { getSecret, putSecret } from "./secrets-table.js";
 import { action } from "../hints.js";
+import { normaliseSiteUrl } from "./store.js";
 
 export interface WikiConnection {
   id: number;
@@ -18,7 +19,7 @@ export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<Wi
     db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").run(c.teamId, c.cloudId);
     putSecret(db, key, secretName, c.token);
     return Number(
-      db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name) VALUES (?, 'wiki', ?, ?, ?, ?)").run(c.teamId, c.cloudId, normalise(c.siteUrl), c.apiBase, secretName).lastInsertRowid,
+      db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name) VALUES (?, 'wiki', ?, ?, ?, ?)").run(c.teamId, c.cloudId, normaliseSiteUrl(c.siteUrl), c.apiBase, secretName).lastInsertRowid,
     );
   })();
 }
@@ -72,6 +73,3 @@ export function teamHasProject(db: Database.Database, teamId: number, projectId:
   return db.prepare("SELECT 1 FROM team_projects WHERE team_id = ? AND project_id = ?").get(teamId, projectId) !== undefined;
 }
 
-export function normalise(siteUrl: string): string {
-  return siteUrl.replace(/\/+$/, "").toLowerCase();
-}

@@ -97,27 +97,15 @@ export function setLibrarySource(db: Database.Database, libraryId: string, sourc
   db.prepare("UPDATE libraries SET source_url = ?, source_key = ?, branches = '[]' WHERE id = ?").run(sourceUrl, sourceKey, libraryId);
 }
 
-/** The branch a library serves, as last fetched; undefined before its first ingestion. */
-export function servedBranch(library: Pick<LibraryRow, "branches">): string | undefined {
-  return (JSON.parse(library.branches) as Array<{ name: string }>)[0]?.name;
-}
-
 /** Move a library to a state of its ingestion; `reason` explains a failure. */
 export function setLibraryState(db: Database.Database, libraryId: string, state: LibraryState, reason: string | null = null): void {
   db.prepare("UPDATE libraries SET state = ?, state_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(state, reason, libraryId);
 }
 
-/** The spec's no_snippets_found, for a source in which nothing could be indexed. */
-export function noSnippetsFound(libraryId: string): LdsError {
-  return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${libraryId}: no Markdown, reStructuredText, text or notebook content was found.`, {
-    hint: "Check that the repository holds documentation, or its lds.json/context7.json folders.",
-  });
-}
-
-/** For resolving a client's library id: whether a library has exactly this id. */
-export function libraryExists(db: Database.Database): (id: string) => boolean {
+/** Which of these ids are libraries (a client's id has at most two readings). */
+export function existingLibraries(db: Database.Database, ids: string[]): Set<string> {
   const statement = db.prepare("SELECT 1 FROM libraries WHERE id = ?");
-  return (id) => statement.get(id) !== undefined;
+  return new Set(ids.filter((id) => statement.get(id) !== undefined));
 }
 
 /** A new library with the options it was submitted with and its first job, all or nothing. */

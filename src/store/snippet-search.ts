@@ -21,13 +21,13 @@ export function bm25SnippetIds(db: Database.Database, libraryId: string, version
 }
 
 /**
- * A scorer of libraries by their best snippet's relevance to `expression`: higher is more relevant, 0 when nothing
+ * Libraries scored by their best snippet's relevance to `expression`: higher is more relevant, 0 when nothing
  * matches. (FTS5's bm25() is negative, lower better, and cannot be aggregated: the best row is taken instead.)
  */
-export function libraryRelevance(db: Database.Database, expression: string): (libraryId: string) => number {
+export function libraryRelevance(db: Database.Database, expression: string, libraryIds: string[]): Map<string, number> {
   const best = db.prepare(
     `SELECT bm25(snippets_fts) AS score FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
      WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = '' ORDER BY score LIMIT 1`,
   );
-  return (libraryId) => -((best.pluck().get(expression, libraryId) as number | null) ?? 0);
+  return new Map(libraryIds.map((id) => [id, -((best.pluck().get(expression, id) as number | null) ?? 0)]));
 }

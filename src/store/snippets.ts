@@ -23,10 +23,11 @@ export interface StoredSnippet extends SnippetText {
   page_title: string | null;
 }
 
-/** A loader of one library version's snippets by id (prepared once: a context answer loads up to a hundred). */
-export function snippetLoader(db: Database.Database, libraryId: string, version: string): (id: number) => StoredSnippet | undefined {
+/** These snippets of one library version, in the order asked; ids no longer there are left out. */
+export function loadSnippets(db: Database.Database, libraryId: string, version: string, ids: number[]): StoredSnippet[] {
+  // One prepared lookup per id: a context answer loads up to a hundred, by primary key.
   const load = db.prepare("SELECT id, kind, title, description, language, content, source_path, page_title FROM snippets WHERE id = ? AND library_id = ? AND version = ?");
-  return (id) => load.get(id, libraryId, version) as StoredSnippet | undefined;
+  return ids.map((id) => load.get(id, libraryId, version) as StoredSnippet | undefined).filter((row): row is StoredSnippet => row !== undefined);
 }
 
 /** What a snippet's vector is made from, with where the vector belongs. */

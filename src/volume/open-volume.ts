@@ -9,6 +9,8 @@ import { countSecrets } from "../store/secrets-table.js";
 import { hasAnySnippet } from "../store/snippets.js";
 import { exists } from "../util/files.js";
 import { openStore } from "../store/open-store.js";
+import { createSqliteStore } from "../store/sqlite-store.js";
+import type { Store } from "../store/store.js";
 import { getSetting, setSetting } from "../store/settings.js";
 import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
 import type { VectorSearch } from "../vectors/knn-worker.js";
@@ -17,6 +19,9 @@ import { openVectorIndex, type VectorIndex } from "../vectors/vector-index.js";
 export interface OpenVolume {
   /** Where its files are (DataVolume: paths only; this object is the opened volume). */
   paths: DataVolume;
+  /** Every record of the volume, through the store's contract (store/store.ts). */
+  store: Store;
+  /** The SQLite handle itself, for the engine's own work only (snapshots, checks): everything else uses `store`. */
   db: Database.Database;
   key: Buffer;
   vectors: VectorIndex;
@@ -54,6 +59,7 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
     const opened = vectors;
     return {
       paths: volume,
+      store: createSqliteStore(db, key),
       db,
       key,
       vectors: opened,

@@ -8,7 +8,7 @@ describe("the licence reader of the public API", () => {
   it("parses license.json once, and again only when the file changes", () => {
     const dir = tempDir();
     const file = path.join(dir, "license.json");
-    const read = licenceReader(dir, {});
+    const read = licenceReader(dir, undefined);
     expect(read().state).toBe("community");
 
     // Whole seconds, so that the same time can be set again exactly.

@@ -28,7 +28,7 @@ const DOCS = {
 };
 const policy = () => ({ allowHttpHosts: [new URL(git.base).host], defaultHost: new URL(git.base).host });
 /** As `lds ingest git URL` does: the library of that source (created on first use), then the ingestion. */
-const ingest = (volume: OpenVolume, url: string) => ingestGitRepository({ volume, repositoryUrl: url, ...policy(), ...resolveIngestTarget(volume, url, policy(), {}) });
+const ingest = async (volume: OpenVolume, url: string) => ingestGitRepository({ volume, repositoryUrl: url, ...policy(), ...(await resolveIngestTarget(volume, url, policy(), {})) });
 const code = async (p: Promise<unknown>) => p.then(() => undefined, (e) => (isLdsError(e) ? e.code : String(e)));
 
 describe("git repositories", () => {
@@ -189,7 +189,7 @@ describe("pinned versions", () => {
     await repo.commit({ "docs/new.md": "# New in 2\n\nA page that only the current content has, added after the tags.\n\n```js\nnewThing()\n```\n" });
     const volume = openVolume(tempDir());
     try {
-      const base = { volume, repositoryUrl: repo.url, ...policy(), libraryId: resolveIngestTarget(volume, repo.url, policy(), {}).libraryId };
+      const base = { volume, repositoryUrl: repo.url, ...policy(), libraryId: (await resolveIngestTarget(volume, repo.url, policy(), {})).libraryId };
       await ingestGitRepository(base);
       const pinned = await ingestGitRepository({ ...base, branch: "v1.0", version: "v1.0" });
       expect(pinned).toMatchObject({ libraryId: "/acme/versioned", unchanged: false });

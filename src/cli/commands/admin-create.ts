@@ -3,13 +3,12 @@ import { hashPassword, assertAcceptable } from "../../admin/passwords.js";
 import { LdsError } from "../../errors.js";
 import { takeAdminPassword } from "../../config/admin-password.js";
 import { withVolume } from "../with-volume.js";
-import { insertAdmin } from "../../store/admins.js";
 
 export async function run(argv: { dataDir?: string; username: string; passwordStdin: boolean }): Promise<number> {
   const password = await readPassword(argv.passwordStdin);
   assertAcceptable(password);
   const hash = await hashPassword(password);
-  await withVolume(argv.dataDir, ({ db }) => insertAdmin(db, argv.username, hash), { purpose: "admin create" });
+  await withVolume(argv.dataDir, ({ store }) => store.admins.create(argv.username, hash), { purpose: "admin create" });
   process.stdout.write(`Created admin ${argv.username}. Log in with POST /api/auth/login.\n`);
   return 0;
 }

@@ -1,6 +1,4 @@
 import { LdsError } from "../../errors.js";
-import { requireTeam } from "../../store/accounts.js";
-import { addGitConnection, addWikiConnection } from "../../store/connections.js";
 import { withVolume } from "../with-volume.js";
 
 interface ConnectionArgs {
@@ -27,18 +25,18 @@ export async function run(argv: ConnectionArgs): Promise<number> {
         hint: "For example --host github.com, or --host git.example.com:8443: the token is never sent to any other host.",
       });
     }
-    return withVolume(argv.dataDir, ({ db, key }) => {
-      const team = requireTeam(db, argv.team);
-      addGitConnection(db, key, team.id, token, hosts);
+    return withVolume(argv.dataDir, async ({ store }) => {
+      const team = await store.teams.require(argv.team);
+      await store.connections.addGit(team.id, token, hosts);
       process.stdout.write(`Connected a git account for team ${team.name}; its token goes only to ${hosts.join(", ")}.\n`);
       return 0;
     });
   }
-  return withVolume(argv.dataDir, ({ db, key }) => {
-    const team = requireTeam(db, argv.team);
+  return withVolume(argv.dataDir, async ({ store }) => {
+    const team = await store.teams.require(argv.team);
     const apiBase = argv.apiBase ?? `https://api.atlassian.com/ex/confluence/${argv.cloudId}`;
     if (!/^https?:\/\//.test(apiBase) || !/^https?:\/\//.test(argv.siteUrl!)) throw new LdsError("validation_error", "--site-url and --api-base must be http(s) URLs.");
-    addWikiConnection(db, key, { teamId: team.id, cloudId: argv.cloudId!, siteUrl: argv.siteUrl!, apiBase, token });
+    await store.connections.addWiki({ teamId: team.id, cloudId: argv.cloudId!, siteUrl: argv.siteUrl!, apiBase, token });
     process.stdout.write(`Connected wiki ${argv.siteUrl} (cloud ${argv.cloudId}) for team ${team.name}; its token goes only to ${apiBase}.\n`);
     return 0;
   });

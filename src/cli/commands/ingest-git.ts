@@ -24,7 +24,7 @@ export async function run(argv: IngestArgs): Promise<number> {
     async (volume) => {
       const interrupt = interruptSignal();
       try {
-        const target = resolveIngestTarget(volume, argv.url, policy, argv);
+        const target = await resolveIngestTarget(volume, argv.url, policy, argv);
         const result = await ingestGitRepository({
           volume,
           repositoryUrl: argv.url,

@@ -1,25 +1,24 @@
-import { requireUser } from "../../store/accounts.js";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../store/api-keys.js";
 import { withVolume } from "../with-volume.js";
 
 export async function run(argv: { _: string[]; email?: string; name?: string; prefix?: string; dataDir?: string; json?: boolean }): Promise<number> {
-  return withVolume(argv.dataDir, ({ db }) => {
+  return withVolume(argv.dataDir, async ({ store }) => {
     switch (argv._[1]) {
       case "create": {
-        const { key, prefix } = createApiKey(db, requireUser(db, argv.email!).id, argv.name ?? null);
+        const user = await store.users.require(argv.email!);
+        const { key, prefix } = await store.apiKeys.create(user.id, argv.name ?? null);
         if (argv.json) process.stdout.write(JSON.stringify({ key, prefix }) + "\n");
         else process.stdout.write(`${key}\nThis key is shown once: store it now. Revoke it with: lds keys revoke ${prefix}\n`);
         break;
       }
       case "revoke":
-        revokeApiKey(db, argv.prefix!);
+        await store.apiKeys.revoke(argv.prefix!);
         process.stdout.write(`Revoked ${argv.prefix}.\n`);
         break;
       default: {
-        const keys = listApiKeys(db);
+        const keys = await store.apiKeys.list();
         if (argv.json) process.stdout.write(JSON.stringify(keys) + "\n");
         else if (keys.length === 0) process.stdout.write("No API keys yet. Create the first with: lds init --team NAME --email EMAIL (or lds keys create --email EMAIL).\n");
-        else for (const k of keys as Array<Record<string, string | null>>) process.stdout.write(`${k.prefix}\t${k.email}\t${k.name ?? ""}\t${k.revokedAt ? "revoked" : "active"}\n`);
+        else for (const k of keys) process.stdout.write(`${k.prefix}\t${k.email}\t${k.name ?? ""}\t${k.revokedAt ? "revoked" : "active"}\n`);
       }
     }
     return 0;

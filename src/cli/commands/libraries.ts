@@ -1,12 +1,13 @@
 import { summarise } from "../../search/library-summary.js";
-import { listLibraries } from "../../store/libraries.js";
 import { withVolume } from "../with-volume.js";
 
 /** `lds libraries list`: every library with its processing state (and why it failed), snippets and versions. */
 export async function run(argv: { dataDir?: string; json: boolean }): Promise<number> {
-  return withVolume(argv.dataDir, ({ db }) => {
-    const rows = listLibraries(db);
-    const libraries = rows.map((row) => ({ ...summarise(db, row), processing: row.state, reason: row.state_reason, source: row.source, private: Boolean(row.private) }));
+  return withVolume(argv.dataDir, async ({ store }) => {
+    const rows = await store.libraries.list();
+    const libraries = await Promise.all(
+      rows.map(async (row) => ({ ...(await summarise(store, row)), processing: row.state, reason: row.state_reason, source: row.source, private: Boolean(row.private) })),
+    );
     if (argv.json) {
       process.stdout.write(JSON.stringify({ libraries }, null, 2) + "\n");
       return 0;

@@ -1,14 +1,14 @@
-import { addUser, removeUser, requireTeam, type Role } from "../../store/accounts.js";
+import type { Role } from "../../store/accounts.js";
 import { withVolume } from "../with-volume.js";
 
 export async function run(argv: { _: Array<string | number>; email: string; team?: string; role?: Role; dataDir?: string }): Promise<number> {
-  return withVolume(argv.dataDir, ({ db }) => {
+  return withVolume(argv.dataDir, async ({ store }) => {
     if (argv._[1] === "remove") {
-      const user = removeUser(db, argv.email);
+      const user = await store.users.remove(argv.email);
       process.stdout.write(`Removed ${user.email}; its API keys now answer user_not_found. \`lds users add\` brings it back.\n`);
       return 0;
     }
-    const user = addUser(db, requireTeam(db, argv.team!), argv.email, argv.role ?? "member");
+    const user = await store.users.add(await store.teams.require(argv.team!), argv.email, argv.role ?? "member");
     process.stdout.write(`Added ${user.email} to ${argv.team} as ${user.role}.\n`);
     return 0;
   });

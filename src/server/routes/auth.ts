@@ -2,7 +2,6 @@ import type { FastifyPluginAsync } from "fastify";
 import { verifyPassword } from "../../admin/passwords.js";
 import { LdsError } from "../../errors.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { createSession, deleteSession, findAdmin } from "../../store/admins.js";
 import { SESSION_COOKIE } from "../admin-session.js";
 import { createRateLimiter } from "../rate-limiter.js";
 
@@ -32,14 +31,14 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
     async (request, reply) => {
       // Per account too: behind a trusted proxy the address (X-Forwarded-For) is the client's to choose.
       perAccount.hit(`login:${request.body.username.toLowerCase()}`, loginAttemptsPerMinute, reply);
-      const admin = findAdmin(volume.db, request.body.username);
+      const admin = await volume.store.admins.find(request.body.username);
       // Always run scrypt, also for unknown users, so that timing does not reveal which usernames exist.
       const ok = await verifyPassword(request.body.password, admin?.password_hash);
       if (!admin || !ok) {
         request.log.warn({ username: request.body.username }, "admin login failed");
         throw new LdsError("login_failed", "Wrong username or password.");
       }
-      const session = createSession(volume.db, admin.id, sessionTtlSeconds);
+      const session = await volume.store.admins.createSession(admin.id, sessionTtlSeconds);
       reply.setCookie(SESSION_COOKIE, session.token, {
         httpOnly: true,
         sameSite: "strict",
@@ -54,7 +53,7 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
 
   app.post("/api/auth/logout", async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
-    if (token) deleteSession(volume.db, token);
+    if (token) await volume.store.admins.deleteSession(token);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
     return { loggedOut: true };
   });

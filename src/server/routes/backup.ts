@@ -17,9 +17,9 @@ export interface BackupRouteOptions {
 
 /** The spec's self-hosted backup endpoints, all behind an admin session (docs/admin-api.md). */
 export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, { volume, runner }) => {
-  const { db, key } = volume;
+  const { store } = volume;
   const dataDir = volume.paths.root;
-  app.addHook("onRequest", requireAdmin(db));
+  app.addHook("onRequest", requireAdmin(store));
 
   app.post("/api/backup", async (_request, reply) => {
     const { startedAt } = runner.start("api");
@@ -29,7 +29,7 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   app.get("/api/backup/status", async () => runner.status());
 
   app.get("/api/backups", async () => {
-    const destination = await configuredDestination(loadBackupConfig(db), dataDir, db, key);
+    const destination = await configuredDestination(await loadBackupConfig(store), dataDir, store);
     const archives = [];
     for await (const archive of destination.list()) archives.push(archive);
     return { destination: destination.description, archives };
@@ -38,7 +38,7 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   app.get<{ Params: { name: string } }>("/api/backups/:name/download", async (request, reply) => {
     const { name } = request.params;
     assertArchiveName(name);
-    const destination = await configuredDestination(loadBackupConfig(db), dataDir, db, key);
+    const destination = await configuredDestination(await loadBackupConfig(store), dataDir, store);
     if (destination.kind !== "local") {
       throw new LdsError("not_downloadable", `Archives at ${destination.description} are not served by LDS: download ${destination.description}/${name} from the store directly.`, {
         hint: "Use the S3 console or `aws s3 cp`, or restore it with lds-restore s3://…/NAME.",
@@ -58,14 +58,14 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
     return reply.send(await destination.get(name));
   });
 
-  app.get("/api/backup/config", async () => loadBackupConfig(db));
+  app.get("/api/backup/config", async () => loadBackupConfig(store));
 
   app.put("/api/backup/config", async (request) => {
     const update = parseBackupConfig(request.body);
     // Early feedback from the driver (a local path must be a writable directory): a 400 now, not a failed backup at 3 a.m.
     await driverOfKind(update.destination.type).checkConfig?.(update.destination, { dataDir });
-    const saved = saveBackupConfig(db, key, update);
-    runner.reschedule();
+    const saved = await saveBackupConfig(store, update);
+    await runner.reschedule();
     request.log.info({ destination: saved.destination.type, schedule: saved.schedule.preset }, "backup configuration changed");
     return saved;
   });

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { schemaVersion } from "../../store/migrate.js";
 import { APP_VERSION } from "../../version.js";
 
 /** GET /api/health: liveness plus what an operator checks first after an upgrade or restore. */
@@ -9,7 +8,7 @@ export const healthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
   app.get("/api/health", async () => ({
     status: "ok",
     version: APP_VERSION,
-    schemaVersion: schemaVersion(volume.db),
+    schemaVersion: await volume.store.schemaVersion(),
     uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
   }));
 };

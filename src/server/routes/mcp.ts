@@ -11,7 +11,7 @@ import { createMcpServer } from "../../search/mcp-server.js";
  */
 export const mcpRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
   app.post("/mcp", async (request, reply) => {
-    const server = createMcpServer(volume, callerAccess(volume.db, request.caller!));
+    const server = createMcpServer(volume, await callerAccess(volume.store, request.caller!));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The transport writes the raw response itself; keep the rate-limit headers the auth hook set.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { JobRunner } from "../../ops/job-runner.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import type { GitUrlPolicy } from "../../config/git-settings.js";
-import { authenticate, type Caller } from "../../store/api-keys.js";
+import type { Caller } from "../../store/api-keys.js";
 import type { ServerSettings } from "../../config/server-settings.js";
 import { createRateLimiter } from "../rate-limiter.js";
 import { mcpRoutes } from "./mcp.js";
@@ -32,14 +32,14 @@ export interface PublicApiOptions {
  * endpoint answers 401/429 the same way.
  */
 export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app, options) => {
-  const { db } = options.volume;
+  const { store } = options.volume;
   const requests = createRateLimiter();
   const failures = createRateLimiter();
 
   app.addHook("onRequest", async (request, reply) => {
     let caller: Caller;
     try {
-      caller = authenticate(db, request.headers.authorization);
+      caller = await store.apiKeys.authenticate(request.headers.authorization);
     } catch (err) {
       failures.hit(`ip:${request.ip}`, options.unauthenticatedPerMinute, reply);
       throw err;

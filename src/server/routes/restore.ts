@@ -24,17 +24,17 @@ const UPLOADS = "restore-uploads";
 
 /** Validate an archive and stage it for restore at the next start (docs/admin-api.md#restore). */
 export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app, { volume, uploadLimitBytes, requestRestart }) => {
-  const { db, key } = volume;
+  const { store } = volume;
   const root = volume.paths.root;
   const uploads = path.join(root, UPLOADS);
-  app.addHook("onRequest", requireAdmin(db));
+  app.addHook("onRequest", requireAdmin(store));
   // The upload is streamed to disk by the route itself, never buffered in memory.
   app.addContentTypeParser("application/octet-stream", (_request, payload, done) => done(null, payload));
 
   /** An archive from the configured destination, as a local file (downloaded into the data volume for S3). */
   async function fetchNamed(name: string): Promise<{ file: string; downloaded: boolean }> {
     assertArchiveName(name);
-    const destination = await configuredDestination(loadBackupConfig(db), root, db, key);
+    const destination = await configuredDestination(await loadBackupConfig(store), root, store);
     const info = await destination.stat(name);
     if (destination.kind === "local") return { file: info.location, downloaded: false };
     fs.mkdirSync(uploads, { recursive: true, mode: 0o700 });

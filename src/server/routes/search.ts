@@ -24,7 +24,7 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
       },
     },
     async (request) => ({
-      results: searchLibraries(volume.db, callerAccess(volume.db, request.caller!), request.query),
+      results: await searchLibraries(volume.store, await callerAccess(volume.store, request.caller!), request.query),
     }),
   );
 
@@ -46,7 +46,7 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
     },
     async (request, reply) => {
       const { libraryId, query, type, tokens } = request.query;
-      const answer = await buildContext(volume, callerAccess(volume.db, request.caller!), { libraryId, query, tokens });
+      const answer = await buildContext(volume, await callerAccess(volume.store, request.caller!), { libraryId, query, tokens });
       if (type === "txt") return reply.type("text/plain; charset=utf-8").send(contextAsText(answer));
       return contextAsJson(answer);
     },

@@ -40,7 +40,7 @@ export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (ap
     },
     async (request, reply) => {
       const caller = request.caller!;
-      const answer = submitRepository({ volume: options.volume, caller, policy: options.gitPolicy, chargeRefresh: charge(caller, reply) }, request.body);
+      const answer = await submitRepository({ volume: options.volume, caller, policy: options.gitPolicy, chargeRefresh: charge(caller, reply) }, request.body);
       options.jobs.kick();
       request.log.info({ library: answer.libraryName, private: Boolean(request.body.private), by: caller.keyPrefix }, "repository submitted");
       return answer;
@@ -68,7 +68,7 @@ export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (ap
       },
     },
     async (request) => {
-      const answer = submitWikiSpace(options.volume, request.caller!, request.body);
+      const answer = await submitWikiSpace(options.volume, request.caller!, request.body);
       options.jobs.kick();
       return answer;
     },
@@ -87,7 +87,7 @@ export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (ap
     },
     async (request, reply) => {
       const caller = request.caller!;
-      const answer = refreshLibrary(options.volume, caller, request.body, charge(caller, reply));
+      const answer = await refreshLibrary(options.volume, caller, request.body, charge(caller, reply));
       options.jobs.kick();
       return answer;
     },

@@ -1,0 +1,133 @@
+import type Database from "better-sqlite3";
+import * as accounts from "./accounts.js";
+import * as admins from "./admins.js";
+import * as apiKeys from "./api-keys.js";
+import * as audit from "./audit.js";
+import * as connections from "./connections.js";
+import { createFirstTeam } from "./first-team.js";
+import * as jobs from "./jobs.js";
+import * as libraries from "./libraries.js";
+import * as versions from "./library-versions.js";
+import { schemaVersion } from "./migrate.js";
+import * as secrets from "./secrets-table.js";
+import * as settings from "./settings.js";
+import * as fts from "./snippet-search.js";
+import * as snippets from "./snippets.js";
+import type { Store } from "./store.js";
+
+/**
+ * The SQLite engine of the store, over an open lds.db. better-sqlite3 runs each statement synchronously, so every
+ * operation is complete (its transaction committed) when its Promise is created; the Promise is the contract's,
+ * for engines that wait on a network. `key` seals and unseals the secrets that operations store.
+ */
+export function createSqliteStore(db: Database.Database, key: Buffer): Store {
+  // Each operation: the module's function with this database (and key) bound, its result as a Promise.
+  const on =
+    <A extends unknown[], R>(fn: (db: Database.Database, ...args: A) => R) =>
+    async (...args: A): Promise<R> =>
+      fn(db, ...args);
+  const sealed =
+    <A extends unknown[], R>(fn: (db: Database.Database, key: Buffer, ...args: A) => R) =>
+    async (...args: A): Promise<R> =>
+      fn(db, key, ...args);
+
+  return {
+    libraries: {
+      find: on(libraries.findLibrary),
+      list: on(libraries.listLibraries),
+      bySource: on(libraries.librariesBySource),
+      existing: on(libraries.existingLibraries),
+      create: on(libraries.insertLibrary),
+      createWithJob: sealed(libraries.createLibraryWithJob),
+      queueJob: sealed(libraries.queueLibraryJob),
+      relocate: sealed(libraries.relocateLibrary),
+      options: on(libraries.libraryOptions),
+      servedBranches: on(libraries.servedBranchRecords),
+      recordServedBranch: on(libraries.recordServedBranch),
+      setState: on(libraries.setLibraryState),
+    },
+    versions: {
+      list: on(versions.libraryVersions),
+      names: on(versions.versionNames),
+      commit: on(versions.versionCommit),
+      record: on(versions.recordVersion),
+    },
+    snippets: {
+      count: on(snippets.countSnippets),
+      totals: on(snippets.snippetTotals),
+      countAll: on(snippets.countAllSnippets),
+      load: on(snippets.loadSnippets),
+      pages: (size) => asyncPages(snippets.snippetPages(db, size)),
+      replace: on(snippets.swapSnippets),
+    },
+    snippetSearch: {
+      rank: on(fts.bm25SnippetIds),
+      libraryRelevance: on(fts.libraryRelevance),
+    },
+    jobs: {
+      enqueue: sealed(jobs.enqueueJob),
+      claimNext: on(jobs.claimNextJob),
+      hasQueued: on(jobs.hasQueuedJobs),
+      hasPending: on(jobs.hasPendingJob),
+      token: sealed(jobs.jobToken),
+      finish: on(jobs.finishJob),
+      requeueInterrupted: on(jobs.requeueInterruptedJobs),
+    },
+    teams: {
+      create: on(accounts.createTeam),
+      find: on(accounts.findTeam),
+      require: on(accounts.requireTeam),
+      list: on(accounts.listTeams),
+      setPlan: on(accounts.setTeamPlan),
+      restrictLibraries: on(accounts.restrictTeamLibraries),
+      allowedLibraries: on(accounts.allowedLibraries),
+      addProject: on(connections.addTeamProject),
+      hasProject: on(connections.teamHasProject),
+      createFirst: on(createFirstTeam),
+    },
+    users: {
+      add: on(accounts.addUser),
+      require: on(accounts.requireUser),
+      remove: on(accounts.removeUser),
+    },
+    apiKeys: {
+      create: on(apiKeys.createApiKey),
+      authenticate: on(apiKeys.authenticate),
+      hasActive: on(apiKeys.hasActiveApiKey),
+      revoke: on(apiKeys.revokeApiKey),
+      list: on(apiKeys.listApiKeys),
+    },
+    connections: {
+      addWiki: sealed(connections.addWikiConnection),
+      addGit: sealed(connections.addGitConnection),
+      gitToken: sealed(connections.gitConnectionToken),
+      findWiki: on(connections.findWikiConnection),
+      wikiToken: sealed(connections.wikiToken),
+    },
+    admins: {
+      find: on(admins.findAdmin),
+      count: on(admins.countAdmins),
+      create: on(admins.insertAdmin),
+      createSession: on(admins.createSession),
+      sessionAdmin: on(admins.sessionAdmin),
+      deleteSession: on(admins.deleteSession),
+    },
+    settings: {
+      get: on(settings.getSetting),
+      set: on(settings.setSetting),
+      secret: sealed(secrets.getSecret),
+      hasSecret: on(secrets.hasSecret),
+      saveWithSecrets: sealed(secrets.saveSettingWithSecrets),
+    },
+    audit: {
+      record: on(audit.recordAudit),
+      list: on(audit.listAudit),
+    },
+    schemaVersion: on(schemaVersion),
+  };
+}
+
+/** A page generator as an async iterable (pages are read one at a time, as the consumer asks). */
+async function* asyncPages<T>(pages: Generator<T>): AsyncIterable<T> {
+  yield* pages;
+}

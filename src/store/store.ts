@@ -1,0 +1,193 @@
+/**
+ * The store: every read and write of LDS's records (libraries, snippets, jobs, accounts, settings), as operations
+ * named by intent, each group a small interface. Everything above `store/` reaches the records through this
+ * contract only, and every operation answers a Promise, so that a second engine (PostgreSQL, for several replicas)
+ * can sit behind it. Transactions stay inside an operation: a caller never holds one open across its own awaits.
+ * The SQLite engine (store/sqlite-store.ts) implements it over lds.db; work that only SQLite does (migrations,
+ * `VACUUM INTO` snapshots, checking an archive's database copy) stays in the engine's own modules.
+ */
+import type { Plan, Role, Team, User } from "./accounts.js";
+import type { Admin } from "./admins.js";
+import type { ApiKeyListing, Caller } from "./api-keys.js";
+import type { AuditEntry } from "./audit.js";
+import type { GitConnectionLookup, WikiConnection } from "./connections.js";
+import type { Job, JobPayload } from "./jobs.js";
+import type { BranchRecord, LibraryOptions, LibraryRow, LibraryState, NewLibrary } from "./libraries.js";
+import type { LibraryVersion } from "./library-versions.js";
+import type { EmbeddableSnippet, NewSnippet, StoredSnippet } from "./snippets.js";
+
+export interface LibraryStore {
+  find(id: string): Promise<LibraryRow | undefined>;
+  /** Every library, by id. */
+  list(): Promise<LibraryRow[]>;
+  /** The libraries indexed from one source (a repository's host and path), whatever their ids. */
+  bySource(sourceKey: string): Promise<LibraryRow[]>;
+  /** Which of these ids are libraries (resolving the readings of a client's library id in one query). */
+  existing(ids: string[]): Promise<Set<string>>;
+  /** A library without a job (an operator's ingestion runs at once); its source is fixed from now on. */
+  create(library: NewLibrary): Promise<void>;
+  /** A new library with the options it was submitted with and its first job, all or nothing. */
+  createWithJob(library: NewLibrary, options: LibraryOptions | null, payload: JobPayload, token?: string): Promise<void>;
+  /** Queue a job for an existing library; `markQueued` shows the library as queued (a refresh of what it serves). */
+  queueJob(libraryId: string, job: { kind: "ingest" | "refresh"; payload: JobPayload }, token: string | undefined, markQueued: boolean): Promise<void>;
+  /** Point a library at a new source with its refresh job and audit record, all or nothing (an operator's move). */
+  relocate(move: { libraryId: string; sourceUrl: string; sourceKey: string; branch?: string; teamId: number | null; actor: string; from: string }): Promise<void>;
+  /** How a library was submitted, kept so that refreshes index it the same way. */
+  options(id: string): Promise<LibraryOptions>;
+  /** The branch a library serves, as last fetched: one record (none before its first ingestion). */
+  servedBranches(id: string): Promise<BranchRecord[]>;
+  recordServedBranch(id: string, record: BranchRecord): Promise<void>;
+  /** Move a library to a state of its ingestion; `reason` explains a failure. */
+  setState(id: string, state: LibraryState, reason?: string | null): Promise<void>;
+}
+
+export interface VersionStore {
+  /** A library's pinned versions (tags and added branches), by name. */
+  list(libraryId: string): Promise<LibraryVersion[]>;
+  /** The names clients can pin, by name or newest first. */
+  names(libraryId: string, order?: "name" | "newest"): Promise<string[]>;
+  /** The commit a version was last indexed at; undefined before its first indexing. */
+  commit(libraryId: string, name: string): Promise<string | undefined>;
+  record(libraryId: string, version: LibraryVersion & { commit: string }): Promise<void>;
+}
+
+export interface SnippetStore {
+  /** How many snippets a library version holds ("" = its current content), of one kind or of both. */
+  count(libraryId: string, version?: string, kind?: "code" | "info"): Promise<number>;
+  /** Number and tokens of a library's current snippets. */
+  totals(libraryId: string): Promise<{ n: number; tokens: number }>;
+  countAll(): Promise<number>;
+  /** These snippets of one library version, in the order asked (ids no longer there are left out). */
+  load(libraryId: string, version: string, ids: number[]): Promise<StoredSnippet[]>;
+  /** Every snippet in pages of `size` by id, for rebuilding the vector index without holding them all. */
+  pages(size: number): AsyncIterable<EmbeddableSnippet[]>;
+  /**
+   * Replace a library version's snippets at once: readers see the old set or the new one. `alongside` runs inside
+   * the same transaction with the new ids; returns the ids of the replaced snippets.
+   */
+  replace(libraryId: string, version: string, rows: NewSnippet[], alongside: (newIds: number[]) => void): Promise<number[]>;
+}
+
+/** Full-text ranking: FTS5's BM25 in SQLite; another engine brings its own. `expression` comes from search/query-terms.ts. */
+export interface SnippetSearch {
+  /** The ids of a library version's snippets matching `expression`, best first. */
+  rank(libraryId: string, version: string, expression: string, depth: number): Promise<number[]>;
+  /** For each library, its best snippet's relevance to `expression` (higher is better; 0 when nothing matches). */
+  libraryRelevance(expression: string, libraryIds: string[]): Promise<Map<string, number>>;
+}
+
+export interface JobStore {
+  /** Queue a job; a git token waits sealed and is removed with the job. */
+  enqueue(job: Omit<Job, "id">, token?: string): Promise<number>;
+  /** Take the oldest queued job, atomically, so that two runners never take the same one. */
+  claimNext(): Promise<Job | undefined>;
+  hasQueued(): Promise<boolean>;
+  /** Whether a job for this library version waits or runs. */
+  hasPending(libraryId: string, version?: string): Promise<boolean>;
+  token(jobId: number): Promise<string | undefined>;
+  finish(jobId: number, error: string | null): Promise<void>;
+  /** At start: jobs that were running when the process died run again. */
+  requeueInterrupted(): Promise<number>;
+}
+
+export interface TeamStore {
+  create(name: string, plan: Plan): Promise<Team>;
+  /** By name, or by numeric id. */
+  find(nameOrId: string): Promise<Team | undefined>;
+  /** As find, or team_not_found. */
+  require(nameOrId: string): Promise<Team>;
+  list(): Promise<Team[]>;
+  setPlan(team: Team, plan: Plan): Promise<void>;
+  /** Restrict a team to an allow-list of libraries (an empty list allows none). */
+  restrictLibraries(team: Team, libraryIds: string[]): Promise<void>;
+  /** The libraries a team may use, or null when it is not restricted. */
+  allowedLibraries(teamId: number): Promise<Set<string> | null>;
+  addProject(teamId: number, projectId: string, name: string): Promise<void>;
+  hasProject(teamId: number, projectId: string): Promise<boolean>;
+  /** On a store without teams only: a team, its owner and an API key, all or nothing; null when teams exist. */
+  createFirst(first: { team: string; email: string; plan: Plan }): Promise<{ team: string; plan: Plan; email: string; key: string; prefix: string } | null>;
+}
+
+export interface UserStore {
+  /** A removed user comes back with the team and role given now. */
+  add(team: Team, email: string, role: Role): Promise<User>;
+  /** As found, or user_not_found. */
+  require(email: string): Promise<User>;
+  /** Its API keys stop working until it is added again. */
+  remove(email: string): Promise<User>;
+}
+
+export interface ApiKeyStore {
+  /** A new key: shown once; only its prefix and a digest of its secret are stored. */
+  create(userId: number, name: string | null): Promise<{ key: string; prefix: string }>;
+  /** The caller a bearer key belongs to (compared in constant time); invalid_api_key otherwise. */
+  authenticate(authorization: string | undefined): Promise<Caller>;
+  hasActive(): Promise<boolean>;
+  revoke(prefix: string): Promise<void>;
+  list(): Promise<ApiKeyListing[]>;
+}
+
+export interface ConnectionStore {
+  /** A team's wiki account; its token sealed. */
+  addWiki(connection: Omit<WikiConnection, "id"> & { token: string }): Promise<number>;
+  /** A team's git account, valid for repositories on `hosts` only. */
+  addGit(teamId: number, token: string, hosts: string[]): Promise<void>;
+  /** The team's git token for `host` if its connection is pinned there; else the hosts it is valid for. */
+  gitToken(teamId: number, host: string, defaultHost: string): Promise<GitConnectionLookup>;
+  findWiki(teamId: number, cloudId: string): Promise<WikiConnection | undefined>;
+  wikiToken(connection: WikiConnection): Promise<string>;
+}
+
+export interface AdminStore {
+  find(username: string): Promise<Admin | undefined>;
+  count(): Promise<number>;
+  create(username: string, passwordHash: string): Promise<number>;
+  /** A new session; only a digest of its token is stored. */
+  createSession(adminId: number, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }>;
+  /** The admin of a live session, or undefined. */
+  sessionAdmin(token: string): Promise<{ id: number; username: string } | undefined>;
+  deleteSession(token: string): Promise<void>;
+}
+
+export interface SettingStore {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  /** A sealed secret, unsealed. */
+  secret(name: string): Promise<string | undefined>;
+  hasSecret(name: string): Promise<boolean>;
+  /** A setting and its secrets, all or nothing: a secret given is sealed, "" removes it, undefined keeps it. */
+  saveWithSecrets(key: string, value: string, secrets: Array<{ name: string; value: string | undefined }>): Promise<void>;
+}
+
+export interface AuditStore {
+  record(entry: Omit<AuditEntry, "at">): Promise<void>;
+  /** Newest first. */
+  list(limit?: number): Promise<AuditEntry[]>;
+}
+
+export interface Store {
+  readonly libraries: LibraryStore;
+  readonly versions: VersionStore;
+  readonly snippets: SnippetStore;
+  readonly snippetSearch: SnippetSearch;
+  readonly jobs: JobStore;
+  readonly teams: TeamStore;
+  readonly users: UserStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly connections: ConnectionStore;
+  readonly admins: AdminStore;
+  readonly settings: SettingStore;
+  readonly audit: AuditStore;
+  /** The schema version of the records. */
+  schemaVersion(): Promise<number>;
+}
+
+/** The branch a library serves, as last fetched; undefined before its first ingestion. */
+export function servedBranch(library: Pick<LibraryRow, "branches">): string | undefined {
+  return (JSON.parse(library.branches) as Array<{ name: string }>)[0]?.name;
+}
+
+/** A wiki site as connections record it: no trailing slash, lower case. */
+export function normaliseSiteUrl(siteUrl: string): string {
+  return siteUrl.replace(/\/+$/, "").toLowerCase();
+}
