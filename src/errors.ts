@@ -42,6 +42,7 @@ const TABLE = {
   tag_not_found: { status: 404, exit: EXIT.notFound, summary: "version tag not found for the library" },
   branch_not_found: { status: 404, exit: EXIT.notFound, summary: "branch not added to the library" },
   no_snippets_found: { status: 404, exit: EXIT.notFound, summary: "no documentation snippets could be fetched" },
+  library_not_finalized: { status: 202, exit: EXIT.busy, summary: "the library is still being processed: ask again shortly" },
   team_not_found: { status: 404, exit: EXIT.notFound, summary: "team not found or access denied" },
   user_not_found: { status: 404, exit: EXIT.notFound, summary: "user not found" },
   no_libraries_found: { status: 404, exit: EXIT.notFound, summary: "no library matched the search" },

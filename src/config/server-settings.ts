@@ -7,6 +7,9 @@ export interface ServerSettings {
   /** Requests per minute per API key, by plan. */
   planLimits: Record<"free" | "pro" | "enterprise", number>;
   unauthenticatedPerMinute: number;
+  /** Search, context and MCP answer public libraries without a key (LDS_PUBLIC_READ), limited per client address. */
+  publicRead: boolean;
+  anonymousPerMinute: number;
   /** Refreshes per minute: by a library's owner, and by anyone else. */
   refreshLimits: { owner: number; other: number };
   jobConcurrency: number;
@@ -45,6 +48,8 @@ export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
   return {
     planLimits: { free: whole("LDS_RATE_LIMIT_FREE", 60), pro: whole("LDS_RATE_LIMIT_PRO", 300), enterprise: whole("LDS_RATE_LIMIT_ENTERPRISE", 1200) },
     unauthenticatedPerMinute: whole("LDS_RATE_LIMIT_UNAUTHENTICATED", 30),
+    publicRead: flag("LDS_PUBLIC_READ"),
+    anonymousPerMinute: whole("LDS_RATE_LIMIT_ANONYMOUS", 60),
     refreshLimits: { owner: whole("LDS_REFRESH_LIMIT_OWNER", 60), other: whole("LDS_REFRESH_LIMIT", 10) },
     jobConcurrency: whole("LDS_JOB_CONCURRENCY", 2),
     searchTimeoutMs: env.LDS_SEARCH_TIMEOUT_MS ? whole("LDS_SEARCH_TIMEOUT_MS", 10_000) : undefined,

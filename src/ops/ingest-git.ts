@@ -9,6 +9,7 @@ import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchRepository, remoteHead } from "../sources/git.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
+import { repositoryDescription } from "../indexing/repository-description.js";
 import { noSnippetsFound } from "../indexing/snippet.js";
 import type { BranchRecord, LibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
@@ -65,9 +66,10 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
       await setState("finalized");
       return { libraryId, branch: known.name, commit: head, snippets: await store.snippets.count(libraryId, ""), unchanged: true };
     }
-    const { fetched, count } = await fetchAndIndex(options, libraryId, url, options.branch, "", setState);
+    const { fetched, count, description } = await fetchAndIndex(options, libraryId, url, options.branch, "", setState);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
     await store.libraries.recordServedBranch(libraryId, record);
+    await store.libraries.setDescription(libraryId, description);
     await setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
@@ -101,7 +103,7 @@ async function fetchAndIndex(
   ref: string | undefined,
   version: string,
   onState: (state: LibraryState) => Promise<void> = async () => {},
-): Promise<{ fetched: { branch: string; commit: string }; count: number }> {
+): Promise<{ fetched: { branch: string; commit: string }; count: number; description: string }> {
   const work = path.join(options.volume.paths.root, "work", `ingest-${randomBytes(6).toString("hex")}`);
   try {
     await onState("fetching");
@@ -113,7 +115,8 @@ async function fetchAndIndex(
     // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
     if (snippets.length === 0) throw noSnippetsFound(version ? `${libraryId}/${version}` : libraryId);
     await onState("embedding");
-    return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets, version) };
+    const description = repositoryDescription(work);
+    return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets, version), description };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -112,8 +112,17 @@ async function checkVersion(volume: OpenVolume, ref: LibraryRef): Promise<void> 
   }
 }
 
+/**
+ * Nothing to answer with: a library whose first processing still runs is 202 library_not_finalized (ask again
+ * shortly, as the hosted service answers); one whose processing failed or found nothing is no_snippets_found.
+ */
 function noSnippets(ref: LibraryRef, library: { state: string; state_reason: string | null }): LdsError {
   const name = ref.version ? `${ref.libraryId}/${ref.version}` : ref.libraryId;
+  if (!ref.version && library.state !== "failed" && library.state !== "finalized") {
+    return new LdsError("library_not_finalized", `${name} is still being processed (${library.state}): its documentation is not ready yet.`, {
+      hint: "Ask again in a minute; a first processing takes about as long as cloning the repository.",
+    });
+  }
   const why =
     library.state === "failed" ? `its processing failed: ${(library.state_reason ?? "no reason recorded").replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
   return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${name}: ${why}.`, {

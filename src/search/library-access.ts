@@ -19,9 +19,14 @@ export interface LibraryAccess {
   canSee(library: LibraryVisibility): boolean;
   /** Whether the reader's team may use it (else access_denied). */
   mayUse(libraryId: string): boolean;
+  /** Whether a team policy narrows what this reader may use (search results then say so: searchFilterApplied). */
+  restricted: boolean;
 }
 
-export const OPERATOR_ACCESS: LibraryAccess = { canSee: () => true, mayUse: () => true };
+export const OPERATOR_ACCESS: LibraryAccess = { canSee: () => true, mayUse: () => true, restricted: false };
+
+/** A reader without a key, where anonymous reads are on (LDS_PUBLIC_READ): public libraries only. */
+export const ANONYMOUS_ACCESS: LibraryAccess = { canSee: (library) => !library.private, mayUse: () => true, restricted: false };
 
 /** An API caller's access, with its team's allow-list read once for the request. */
 export async function callerAccess(store: Store, caller: Caller): Promise<LibraryAccess> {
@@ -29,6 +34,7 @@ export async function callerAccess(store: Store, caller: Caller): Promise<Librar
   return {
     canSee: (library) => !library.private || library.team_id === caller.teamId,
     mayUse: (libraryId) => allowed === null || allowed.has(libraryId),
+    restricted: allowed !== null,
   };
 }
 

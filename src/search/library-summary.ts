@@ -1,8 +1,9 @@
 import type { LibraryRow as StoredLibrary } from "../store/libraries.js";
 import type { Store } from "../store/store.js";
+import { libraryScores, type LibraryScores } from "./library-scores.js";
 
 /** A library as search results describe it (the shape clients of hosted services of this kind read). */
-export interface LibrarySummary {
+export interface LibrarySummary extends LibraryScores {
   id: string;
   title: string;
   description: string;
@@ -23,16 +24,18 @@ export async function summarise(store: Store, row: LibraryRow): Promise<LibraryS
   const totals = await store.snippets.totals(row.id);
   const versions = await store.versions.names(row.id, "newest");
   const branch = (JSON.parse(row.branches) as Array<{ name: string; fetchedAt: string }>)[0];
+  const lastUpdateDate = branch?.fetchedAt ?? row.updated_at;
   return {
     id: row.id,
     title: row.title,
     description: row.description,
     branch: branch?.name ?? "",
-    lastUpdateDate: branch?.fetchedAt ?? row.updated_at,
+    lastUpdateDate,
     state: publicState(row.state, totals.n),
     totalSnippets: totals.n,
     totalTokens: totals.tokens,
     versions,
+    ...libraryScores({ lastFetched: lastUpdateDate, failed: row.state === "failed", hasDescription: row.description !== "", totalSnippets: totals.n }),
   };
 }
 

@@ -13,6 +13,7 @@ import { healthRoutes } from "./routes/health.js";
 import { publicApiRoutes, type PublicApiOptions } from "./routes/public-api.js";
 import { restoreRoutes } from "./routes/restore.js";
 import type { JobRunner } from "../ops/job-runner.js";
+import { isPublicApiPath } from "./public-paths.js";
 
 export interface AppSettings {
   /** @default 12 hours */
@@ -37,7 +38,6 @@ export interface AppOptions {
 }
 
 /** Public API prefixes (and MCP) closed by an expired licence; /api (admin, backups, health) never is. */
-const PUBLIC_API = /^\/(v\d+\/|mcp(\/|\?|$))/;
 
 /** The HTTP shell: routes call the core and turn LdsError into a status and `{error, message}`. */
 export function buildApp({ volume, jobs, publicApi, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
@@ -85,7 +85,7 @@ export function buildApp({ volume, jobs, publicApi, logger, runner, licence, req
   );
 
   app.addHook("onRequest", async (request) => {
-    if (PUBLIC_API.test(request.url)) assertLicenceAllowsPublicApi(licence());
+    if (isPublicApiPath(request.url)) assertLicenceAllowsPublicApi(licence());
   });
   app.addHook("onRequest", requireSameOrigin);
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { LdsError } from "../errors.js";
+import { isPublicApiPath } from "./public-paths.js";
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** The content types a cross-site form or fetch may send without a CORS preflight. */
@@ -14,7 +15,8 @@ const ACCEPTED_TYPES = ["application/json", "application/octet-stream"];
  * as application/octet-stream). Command-line clients send neither header and pass.
  */
 export async function requireSameOrigin(request: FastifyRequest): Promise<void> {
-  if (!STATE_CHANGING.has(request.method) || !request.url.startsWith("/api/")) return;
+  // The public API under /api (/api/v2/…, /api/mcp) is authenticated by bearer keys, never by a cookie.
+  if (!STATE_CHANGING.has(request.method) || !request.url.startsWith("/api/") || isPublicApiPath(request.url)) return;
   const site = request.headers["sec-fetch-site"];
   if (site !== undefined && site !== "same-origin" && site !== "none") throw crossSite(`Sec-Fetch-Site: ${site}`);
   const origin = request.headers.origin;

@@ -72,6 +72,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       publicApi: {
         limits: settings.planLimits,
         unauthenticatedPerMinute: settings.unauthenticatedPerMinute,
+        publicRead: settings.publicRead,
+        anonymousPerMinute: settings.anonymousPerMinute,
         refreshLimits: settings.refreshLimits,
         gitPolicy,
       },

@@ -92,6 +92,11 @@ export function recordServedBranch(db: Database.Database, libraryId: string, rec
   db.prepare("UPDATE libraries SET branches = ? WHERE id = ?").run(JSON.stringify([record]), libraryId);
 }
 
+/** What the library's source says it is (a repository's README or context7.json), shown in search results. */
+export function setLibraryDescription(db: Database.Database, libraryId: string, description: string): void {
+  db.prepare("UPDATE libraries SET description = ? WHERE id = ?").run(description, libraryId);
+}
+
 /** Point a library at a new source; its served-branch record is cleared until the new source is fetched. */
 export function setLibrarySource(db: Database.Database, libraryId: string, sourceUrl: string, sourceKey: string): void {
   db.prepare("UPDATE libraries SET source_url = ?, source_key = ?, branches = '[]' WHERE id = ?").run(sourceUrl, sourceKey, libraryId);

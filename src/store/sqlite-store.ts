@@ -44,6 +44,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       options: on(libraries.libraryOptions),
       servedBranches: on(libraries.servedBranchRecords),
       recordServedBranch: on(libraries.recordServedBranch),
+      setDescription: on(libraries.setLibraryDescription),
       setState: on(libraries.setLibraryState),
     },
     versions: {

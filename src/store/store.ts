@@ -37,6 +37,8 @@ export interface LibraryStore {
   /** The branch a library serves, as last fetched: one record (none before its first ingestion). */
   servedBranches(id: string): Promise<BranchRecord[]>;
   recordServedBranch(id: string, record: BranchRecord): Promise<void>;
+  /** What the source says the library is (a README's first paragraph, context7.json's description). */
+  setDescription(id: string, description: string): Promise<void>;
   /** Move a library to a state of its ingestion; `reason` explains a failure. */
   setState(id: string, state: LibraryState, reason?: string | null): Promise<void>;
 }

@@ -100,13 +100,27 @@ describe("GET /v2/libs/search", () => {
   it("answers the hosted service's result shape, exact name first, with versions", async () => {
     const r = await get("/v2/libs/search?libraryName=tidewater&query=retry%20backoff");
     expect(r.status, r.text).toBe(200);
-    expect(r.json.results.map((l: { id: string }) => l.id)).toEqual(["/acme/tidewater", "/acme/tidewater-extras"]);
+    // The fork /zeta/quarry holds Tidewater's README: its description names it, so it comes last (issue 13).
+    expect(r.json.results.map((l: { id: string }) => l.id)).toEqual(["/acme/tidewater", "/acme/tidewater-extras", "/zeta/quarry"]);
     const [first] = r.json.results;
     expect(first).toMatchObject({ id: "/acme/tidewater", title: "tidewater", branch: "main", state: "finalized", versions: ["v1.0"] });
     expect(first.totalSnippets).toBeGreaterThan(20);
     expect(first.totalTokens).toBeGreaterThan(first.totalSnippets);
     expect(Date.parse(first.lastUpdateDate)).toBeGreaterThan(Date.now() - 600_000);
-    expect(Object.keys(first).sort()).toEqual(["branch", "description", "id", "lastUpdateDate", "state", "title", "totalSnippets", "totalTokens", "versions"]);
+    expect(Object.keys(first).sort()).toEqual(["benchmarkScore", "branch", "description", "id", "lastUpdateDate", "stars", "state", "title", "totalSnippets", "totalTokens", "trustScore", "versions"]);
+    expect(r.json.searchFilterApplied).toBe(false);
+    // The description is the README's first paragraph; the scores are computed as docs/api.md says.
+    expect(first.description).toBe("Tidewater is a small HTTP client for Node.js with retries, timeouts, interceptors and streaming built in. It has no runtime dependencies and works with any server that speaks HTTP/1.1 or HTTP/2.");
+    expect(first).toMatchObject({ trustScore: 10, stars: -1, benchmarkScore: Math.round(25 * Math.log10(1 + first.totalSnippets)) });
+  });
+
+  it("finds a library by the words of its description, and takes names up to 500 characters", async () => {
+    const r = await get("/v2/libs/search?libraryName=request%20logging%20caching");
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.results.map((l: { id: string }) => l.id)).toEqual(["/acme/tidewater-extras"]);
+    expect(r.json.results[0].description).toBe("Plugins for Tidewater: caching, metrics and request logging, each in its own module.");
+    expect((await get(`/v2/libs/search?libraryName=${"x".repeat(500)}`)).status).toBe(404);
+    expect((await get(`/v2/libs/search?libraryName=${"x".repeat(501)}`)).status).toBe(400);
   });
 
   it("ranks libraries of equal name match by how well their content answers the query", async () => {
@@ -122,7 +136,9 @@ describe("GET /v2/libs/search", () => {
     const other = await get("/v2/libs/search?libraryName=ledgerline", keys.free);
     expect(other.status).toBe(404);
     expect(other.json).toMatchObject({ error: "no_libraries_found" });
-    expect((await get("/v2/libs/search?libraryName=quarry", keys.restricted)).json.results.map((l: { id: string }) => l.id)).toEqual(["/acme/quarry"]);
+    const restricted = await get("/v2/libs/search?libraryName=quarry", keys.restricted);
+    expect(restricted.json.results.map((l: { id: string }) => l.id)).toEqual(["/acme/quarry"]);
+    expect(restricted.json.searchFilterApplied).toBe(true);
   });
 
   it("answers 404 no_libraries_found, 400 validation_error and 401 invalid_api_key", async () => {
@@ -139,7 +155,8 @@ describe("GET /v2/libs/search", () => {
 });
 
 describe("GET /v2/context", () => {
-  const context = (query: string) => `/v2/context?${new URLSearchParams(query).toString()}`;
+  /** JSON unless the test names a type: text is the default (issue 13), JSON what these tests read. */
+  const context = (query: string) => `/v2/context?${new URLSearchParams(/(^|&)type=/.test(query) ? query : `${query}&type=json`).toString()}`;
 
   it("answers code and info snippets ranked for the query, in the hosted service's JSON shape", async () => {
     const r = await get(context("libraryId=/acme/tidewater&query=exponential backoff with jitter between retry attempts&tokens=1500"));
@@ -228,6 +245,68 @@ describe("GET /v2/context", () => {
   });
 });
 
+describe("the hosted service's clients (issue 13)", () => {
+  it("find the public API under /api too, with the same answers and the same rate-limit counter", async () => {
+    const plain = await get("/v2/libs/search?libraryName=tidewater");
+    const prefixed = await get("/api/v2/libs/search?libraryName=tidewater");
+    expect(prefixed.status, prefixed.text).toBe(200);
+    expect(prefixed.json).toEqual(plain.json);
+    // One counter for both paths: the second request counted one more against the same key.
+    expect(Number(prefixed.headers.get("ratelimit-remaining"))).toBe(Number(plain.headers.get("ratelimit-remaining")) - 1);
+    const ctx = await get("/api/v2/context?libraryId=/acme/tidewater&query=retries&type=json");
+    expect(ctx.status).toBe(200);
+    expect(ctx.json.codeSnippets.length).toBeGreaterThan(0);
+    const refresh = await fetch(`${server.url}/api/v1/refresh`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${keys.pro}`, origin: "https://elsewhere.example" },
+      body: JSON.stringify({ libraryName: "/nobody/nothing" }),
+    });
+    // The bearer-key API under /api is not the cookie-authenticated admin API: no same-origin check, its own 404.
+    expect(refresh.status).toBe(404);
+    expect(((await refresh.json()) as { error: string }).error).toBe("library_not_found");
+    expect((await get("/api/v2/libs/search?libraryName=tidewater", null)).status).toBe(401);
+  });
+
+  it("get text from /v2/context when they name no type, as the hosted service answers", async () => {
+    const r = await get("/v2/context?libraryId=/acme/tidewater&query=server-sent%20events%20reconnect&tokens=800");
+    expect(r.status).toBe(200);
+    expect(r.type).toMatch(/^text\/plain/);
+    expect(r.text).toContain("Source: docs/streaming.md#server-sent-events");
+  });
+
+  it("answer 202 library_not_finalized for a library whose first processing runs, in the type they asked for", async () => {
+    const db = new Database(path.join(dataDir, "lds.db"));
+    try {
+      db.pragma("busy_timeout = 5000");
+      db.prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/acme/brewing', 'brewing', 'git', 'fetching')").run();
+    } finally {
+      db.close();
+    }
+    const json = await get("/v2/context?libraryId=/acme/brewing&query=anything&type=json");
+    expect(json.status).toBe(202);
+    expect(json.json).toMatchObject({ error: "library_not_finalized", message: expect.stringContaining("still being processed (fetching)") });
+    const text = await get("/api/v2/context?libraryId=/acme/brewing&query=anything");
+    expect(text.status).toBe(202);
+    expect(text.type).toMatch(/^text\/plain/);
+    expect(text.text).toMatch(/^\/acme\/brewing is still being processed/);
+    // A library whose processing found nothing stays 404 no_snippets_found.
+    expect((await get("/v2/context?libraryId=/acme/empty&query=anything&type=json")).json.error).toBe("no_snippets_found");
+  });
+
+  it("send the key as Context7-API-Key or X-API-Key, and get WWW-Authenticate with a 401", async () => {
+    for (const header of ["context7-api-key", "x-api-key"]) {
+      const r = await client(server.url).get("/api/v2/libs/search?libraryName=tidewater", { [header]: keys.pro });
+      expect({ header, status: r.status }).toEqual({ header, status: 200 });
+    }
+    const wrong = await client(server.url).get("/v2/libs/search?libraryName=tidewater", { "x-api-key": "ldssk-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="LDS"');
+    const mcp = await fetch(`${server.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get("www-authenticate")).toBe('Bearer realm="LDS"');
+  });
+});
+
 describe("the MCP endpoint", () => {
   const connect = async (key: string | null) => {
     const client = new Client({ name: "lds-test", version: "1.0.0" });
@@ -276,6 +355,28 @@ describe("the MCP endpoint", () => {
       expect(text(hidden)).toMatch(/^library_not_found:/);
     } finally {
       await other.close();
+    }
+  });
+
+  it("takes the argument names agents send besides the documented ones, lists empty prompts and resources, and promises no notifications", async () => {
+    const client = await connect(keys.pro);
+    try {
+      expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false } });
+      expect((await client.listPrompts()).prompts).toEqual([]);
+      expect((await client.listResources()).resources).toEqual([]);
+      expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+      const aliased = await client.callTool({ name: "query-docs", arguments: { context7CompatibleLibraryID: "/acme/tidewater", userQuery: "server-sent events reconnect" } });
+      expect(aliased.isError, text(aliased)).toBeFalsy();
+      expect(text(aliased)).toContain("Source: docs/streaming.md#server-sent-events");
+      const byLibraryID = await client.callTool({ name: "query-docs", arguments: { libraryID: "/acme/tidewater", question: "retries" } });
+      expect(byLibraryID.isError, text(byLibraryID)).toBeFalsy();
+      const resolved = await client.callTool({ name: "resolve-library-id", arguments: { libraryName: "tidewater", userQuery: "retries" } });
+      expect(text(resolved)).toContain("- Library ID: /acme/tidewater");
+      const invalid = await client.callTool({ name: "query-docs", arguments: { query: "retries" } });
+      expect(invalid.isError).toBe(true);
+      expect(text(invalid)).toMatch(/^validation_error: libraryId: /);
+    } finally {
+      await client.close();
     }
   });
 

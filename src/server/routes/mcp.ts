@@ -2,7 +2,6 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { FastifyPluginAsync } from "fastify";
 import { LdsError } from "../../errors.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { callerAccess } from "../../search/library-access.js";
 import { createMcpServer } from "../../search/mcp-server.js";
 
 /**
@@ -11,7 +10,7 @@ import { createMcpServer } from "../../search/mcp-server.js";
  */
 export const mcpRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
   app.post("/mcp", async (request, reply) => {
-    const server = createMcpServer(volume, await callerAccess(volume.store, request.caller!));
+    const server = createMcpServer(volume, request.access!);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The transport writes the raw response itself; keep the rate-limit headers the auth hook set.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
+import { isLdsError } from "../../errors.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { buildContext, contextAsJson } from "../../search/context.js";
 import { CONTEXT_TOKENS } from "../../search/context-budget.js";
 import { contextAsText } from "../../search/context-text.js";
-import { callerAccess } from "../../search/library-access.js";
 import { searchLibraries } from "../../search/library-search.js";
 
 /** Library search and context retrieval, in the shapes of the hosted services' public API (docs/api.md). */
@@ -16,16 +16,17 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
           type: "object",
           required: ["libraryName"],
           properties: {
-            libraryName: { type: "string", minLength: 1, maxLength: 200 },
+            libraryName: { type: "string", minLength: 1, maxLength: 500 },
             query: { type: "string", maxLength: 2000 },
             limit: { type: "integer", minimum: 1, maximum: 50 },
           },
         },
       },
     },
-    async (request) => ({
-      results: await searchLibraries(volume.store, await callerAccess(volume.store, request.caller!), request.query),
-    }),
+    async (request) => {
+      const access = request.access!;
+      return { results: await searchLibraries(volume.store, access, request.query), searchFilterApplied: access.restricted };
+    },
   );
 
   app.get<{ Querystring: { libraryId: string; query: string; type: "json" | "txt"; tokens: number } }>(
@@ -38,7 +39,8 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
           properties: {
             libraryId: { type: "string", minLength: 1, maxLength: 512 },
             query: { type: "string", minLength: 1, maxLength: 2000 },
-            type: { type: "string", enum: ["json", "txt"], default: "json" },
+            // Text by default, as the hosted service answers: its MCP server sends no type and hands the body to the agent.
+            type: { type: "string", enum: ["json", "txt"], default: "txt" },
             tokens: { type: "integer", minimum: CONTEXT_TOKENS.min, maximum: CONTEXT_TOKENS.max, default: CONTEXT_TOKENS.default },
           },
         },
@@ -46,9 +48,15 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
     },
     async (request, reply) => {
       const { libraryId, query, type, tokens } = request.query;
-      const answer = await buildContext(volume, await callerAccess(volume.store, request.caller!), { libraryId, query, tokens });
-      if (type === "txt") return reply.type("text/plain; charset=utf-8").send(contextAsText(answer));
-      return contextAsJson(answer);
+      try {
+        const answer = await buildContext(volume, request.access!, { libraryId, query, tokens });
+        if (type === "txt") return reply.type("text/plain; charset=utf-8").send(contextAsText(answer));
+        return contextAsJson(answer);
+      } catch (err) {
+        // A text client shows the body as it is: "still processing" reads as a sentence there, not as JSON.
+        if (type === "txt" && isLdsError(err, "library_not_finalized")) return reply.status(err.status).type("text/plain; charset=utf-8").send(`${err.message}\n`);
+        throw err;
+      }
     },
   );
 };

@@ -6,19 +6,21 @@ import { submitRepository, type RepositorySubmission } from "../../ops/submit-re
 import { submitWikiSpace, type WikiSubmission } from "../../ops/submit-wiki.js";
 import type { GitUrlPolicy } from "../../config/git-settings.js";
 import type { Caller } from "../../store/api-keys.js";
-import { createRateLimiter } from "../rate-limiter.js";
+import type { createRateLimiter } from "../rate-limiter.js";
 
 export interface SubmissionOptions {
   volume: OpenVolume;
   jobs: JobRunner;
   /** Refreshes per minute: by a library's owner, and by anyone else. */
   refreshLimits: { owner: number; other: number };
+  /** The refresh counters, shared by the routes at /v1/… and /api/v1/…. */
+  refreshes: ReturnType<typeof createRateLimiter>;
   gitPolicy: GitUrlPolicy;
 }
 
 /** The public submission API of the spec: add a repository or wiki space, refresh a library (docs/api.md). */
 export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (app, options) => {
-  const refreshes = createRateLimiter();
+  const { refreshes } = options;
 
   app.post<{ Body: RepositorySubmission }>(
     "/v2/add/repo/hostb",
