@@ -64,6 +64,7 @@ const TABLE = {
   repository_unreachable: { status: 502, exit: EXIT.destination, summary: "the git host cannot be reached" },
   wiki_space_not_found: { status: 404, exit: EXIT.notFound, summary: "no such wiki space or page" },
   repository_too_large: { status: 422, exit: EXIT.usage, summary: "the repository exceeds the size limits" },
+  embedding_failed: { status: 502, exit: EXIT.destination, summary: "the embedding provider failed or answered wrongly" },
   internal_error: { status: 500, exit: EXIT.internal, summary: "unexpected internal error" },
   timeout: { status: 504, exit: EXIT.internal, summary: "processing timed out" },
 

@@ -14,6 +14,7 @@ export const HINT_ACTIONS = [
   "library.move",
   "team.list",
   "team.addProject",
+  "team.policy",
   "user.add",
   "key.create",
   "key.list",

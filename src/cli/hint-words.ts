@@ -29,6 +29,7 @@ const COMMANDS: Record<HintAction, (args: HintArgs) => string> = {
   "library.move": ({ id, to }) => `lds libraries move ${id ?? "ID"} --to ${to ?? "URL"}`,
   "team.list": () => "lds teams list",
   "team.addProject": () => "lds teams add-project TEAM PROJECT_ID",
+  "team.policy": () => "lds teams restrict TEAM LIBRARY…",
   "user.add": ({ email }) => `lds users add ${email ?? "EMAIL"} --team TEAM`,
   "key.create": ({ email }) => `lds keys create --email ${email ?? "EMAIL"}`,
   "key.list": () => "lds keys list",

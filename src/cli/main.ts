@@ -109,7 +109,7 @@ function commands(cli: Argv, entry: Entry): Argv {
       y
         .command("create <name>", "Create a team", (c) => c.positional("name", { type: "string", demandOption: true }).option("plan", { choices: ["free", "pro", "enterprise"], default: "free" }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
         .command("set-plan <name> <plan>", "Change a team's plan", (c) => c.positional("name", { type: "string", demandOption: true }).positional("plan", { choices: ["free", "pro", "enterprise"], demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
-        .command("restrict <name> [libraries..]", "Allow a team only these libraries", (c) => c.positional("name", { type: "string", demandOption: true }).positional("libraries", { type: "string", array: true, default: [] }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
+        .command("restrict <name> [libraries..]", "Allow a team only these libraries (ids or patterns: /owner/*, /team-3/**): its access policy", (c) => c.positional("name", { type: "string", demandOption: true }).positional("libraries", { type: "string", array: true, default: [] }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
         .command("add-project <name> <projectId>", "Add a project (wiki spaces are associated with one)", (c) => c.positional("name", { type: "string", demandOption: true }).positional("projectId", { type: "string", demandOption: true }).option("project-name", { type: "string", default: "" }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
         .command("list", "List teams", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/teams.js")))
         .demandCommand(1, "Name a subcommand: lds teams create|set-plan|restrict|list."),
@@ -173,7 +173,7 @@ function commands(cli: Argv, entry: Entry): Argv {
         )
         .demandCommand(1, "Name a source: lds ingest git URL."),
     )
-    .command("libraries", "List the indexed libraries, or move one to a new source", (y) =>
+    .command("libraries", "List the indexed libraries, move one to a new source, or read its usage metrics", (y) =>
       y
         .command("list", "Every library: processing state (and why it failed), snippets, versions", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/libraries.js")))
         .command(
@@ -189,7 +189,18 @@ function commands(cli: Argv, entry: Entry): Argv {
               .option("json", json),
           lazy(() => import("./commands/libraries-move.js")),
         )
-        .demandCommand(1, "Name a subcommand: lds libraries list, or lds libraries move ID --to URL."),
+        .command(
+          "metrics <id>",
+          "Requests per day for a library, by client kind, with its top query topics and MCP clients",
+          (c) =>
+            c
+              .positional("id", { type: "string", demandOption: true })
+              .option("days", { type: "number", default: 30, describe: "Days back from today, 1-365" })
+              .option("data-dir", dataDirOption)
+              .option("json", json),
+          lazy(() => import("./commands/libraries-metrics.js")),
+        )
+        .demandCommand(1, "Name a subcommand: lds libraries list, lds libraries move ID --to URL, or lds libraries metrics ID."),
     )
     .command(
       "audit",

@@ -1,5 +1,6 @@
 import { LdsError } from "../errors.js";
 import { takeAdminPassword } from "./admin-password.js";
+import { embeddingSettingsFromEnv, type EmbeddingSettings } from "./embedding-settings.js";
 import { gitPolicyFromEnv, type GitUrlPolicy } from "./git-settings.js";
 
 /** Everything `lds serve` reads from its environment, parsed once (docs/operations.md lists each variable). */
@@ -29,6 +30,8 @@ export interface ServerSettings {
   licence: string | undefined;
   /** pino's level for the server's log (LDS_LOG_LEVEL). */
   logLevel: string;
+  /** The embedding provider (LDS_EMBEDDINGS_*); null: the offline hashing embedder. */
+  embeddings: EmbeddingSettings | null;
 }
 
 /** Parse the server's environment: a value that is set but not usable is refused with the variable's name. */
@@ -63,5 +66,6 @@ export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
     supervised: Boolean(env.INVOCATION_ID) || flag("LDS_SUPERVISED"),
     licence: env.LDS_LICENSE?.trim() || undefined,
     logLevel: env.LDS_LOG_LEVEL?.trim() || "info",
+    embeddings: embeddingSettingsFromEnv(env),
   };
 }

@@ -29,7 +29,7 @@ export async function refreshLibrary(volume: OpenVolume, caller: Caller, request
   if (!library || !access.canSee(library)) {
     throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: `Submit it first: ${action("library.submit")}.` });
   }
-  if (!access.mayUse(libraryName)) throw accessDenied(libraryName);
+  if (!access.mayUse(library)) throw accessDenied(libraryName);
   if (library.private && caller.plan === "free") throw new LdsError("forbidden", "Private sources require a Pro or Enterprise plan.");
 
   let payload: JobPayload;

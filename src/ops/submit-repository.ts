@@ -56,7 +56,7 @@ export async function submitRepository(ctx: SubmissionContext, body: RepositoryS
   const access = await callerAccess(store, caller);
   // The library of this source, under whatever id it was created (0.3.0 ids had no team scope or host).
   const bySource = (await store.libraries.bySource(repo.sourceKey)).find((l) => (body.private ? l.private && l.team_id === caller.teamId : !l.private));
-  if (bySource && !access.mayUse(bySource.id)) throw accessDenied(bySource.id);
+  if (bySource && !access.mayUse(bySource)) throw accessDenied(bySource.id);
   if (bySource && body.private && body.branch === undefined) {
     throw new LdsError("duplicate_repo", `The private repository ${repo.sourceKey} is already in your team as ${bySource.id}.`, {
       hint: `Refresh it: ${action("library.refresh", { libraryName: bySource.id })}.`,
@@ -64,7 +64,7 @@ export async function submitRepository(ctx: SubmissionContext, body: RepositoryS
   }
   if (bySource) return body.branch !== undefined && body.branch !== (await trackedBranch(store, bySource)) ? addBranch(ctx, bySource, body) : resubmit(ctx, bySource, body);
   const libraryId = gitLibraryId(repo, { defaultHost: policy.defaultHost, privateTeamId: body.private ? caller.teamId : undefined });
-  if (!access.mayUse(libraryId)) throw accessDenied(libraryId);
+  if (!access.mayUse({ id: libraryId, source: "git" })) throw accessDenied(libraryId);
   const taken = await store.libraries.find(libraryId);
   // Taken by another source (another host's repository before ids named hosts, or another team's private library
   // of 0.3.0): refused, naming the other source only when the caller may see that library.

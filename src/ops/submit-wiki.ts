@@ -35,7 +35,7 @@ export async function submitWikiSpace(volume: OpenVolume, caller: Caller, body: 
     throw new LdsError("validation_error", `siteUrl ${body.siteUrl} is not the site of the connected wiki account.`);
   }
   const libraryId = `/team-${caller.teamId}/wiki/${body.spaceKey.toLowerCase()}`;
-  if (!(await callerAccess(store, caller)).mayUse(libraryId)) throw accessDenied(libraryId);
+  if (!(await callerAccess(store, caller)).mayUse({ id: libraryId, source: "wiki" })) throw accessDenied(libraryId);
   if (await store.libraries.find(libraryId)) {
     throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it: ${action("library.refresh", { libraryName: libraryId })}.` });
   }

@@ -4,7 +4,7 @@ import { estimateTokens } from "../indexing/snippet.js";
 import { accessDenied, libraryNotFound, type LibraryAccess } from "./library-access.js";
 import { resolveLibraryRef, type LibraryRef } from "./library-ref.js";
 import type { StoredSnippet } from "../store/snippets.js";
-import { rankSnippets, type RankingMethod } from "./rank-snippets.js";
+import { rankSnippetsWithFallback, type RankingMethod } from "./rank-snippets.js";
 import { action } from "../hints.js";
 
 export interface CodeSnippetAnswer {
@@ -26,13 +26,18 @@ export interface InfoSnippetAnswer {
 }
 
 export interface ContextAnswer {
+  /** The library answered from (the id as resolved from what the client sent, without a pinned version). */
+  libraryId: string;
+  /** Set when vectors could not take part and BM25 ranked alone: why (a rebuilding index, a slow provider). */
+  rankingFallback?: string;
   /** Both kinds in rank order, as they were chosen (the text rendering interleaves them; JSON splits them). */
   snippets: Array<CodeSnippetAnswer | InfoSnippetAnswer>;
 }
 
 /** The `type=json` shape: code and info snippets apart, each kind in rank order. */
-export function contextAsJson(answer: ContextAnswer): { codeSnippets: CodeSnippetAnswer[]; infoSnippets: InfoSnippetAnswer[] } {
+export function contextAsJson(answer: ContextAnswer): { codeSnippets: CodeSnippetAnswer[]; infoSnippets: InfoSnippetAnswer[]; rankingFallback?: string } {
   return {
+    ...(answer.rankingFallback ? { rankingFallback: answer.rankingFallback } : {}),
     codeSnippets: answer.snippets.filter((s): s is CodeSnippetAnswer => "codeList" in s),
     infoSnippets: answer.snippets.filter((s): s is InfoSnippetAnswer => !("codeList" in s)),
   };
@@ -58,15 +63,15 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
   const ref = await resolveLibraryRef(request.libraryId, (ids) => store.libraries.existing(ids));
   const library = await store.libraries.find(ref.libraryId);
   if (!library || !access.canSee(library)) throw libraryNotFound(ref.libraryId);
-  if (!access.mayUse(library.id)) throw accessDenied(library.id);
+  if (!access.mayUse(library)) throw accessDenied(library.id);
   if (ref.version) await checkVersion(volume, ref);
-  const ids = await rankSnippets(volume, ref, request.query, request.method);
+  const { ids, fallback } = await rankSnippetsWithFallback(volume, ref, request.query, request.method);
   if (ids.length === 0) throw noSnippets(ref, library);
 
   // A vector whose snippet was replaced a moment ago loads nothing and is left out.
   const rows = await store.snippets.load(ref.libraryId, ref.version, ids);
   const seen = new Set<string>();
-  const answer: ContextAnswer = { snippets: [] };
+  const answer: ContextAnswer = { libraryId: library.id, snippets: [], ...(fallback ? { rankingFallback: fallback } : {}) };
   let left = request.tokens;
   for (const row of rows) {
     const key = `${row.kind}\0${row.content.replace(/\s+/g, " ").trim()}`;

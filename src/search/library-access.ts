@@ -1,6 +1,7 @@
 import { LdsError } from "../errors.js";
 import type { Caller } from "../store/api-keys.js";
 import type { Store } from "../store/store.js";
+import { isRestrictive, OPEN_POLICY, policyMatcher } from "./access-policy.js";
 import { action } from "../hints.js";
 
 /** The columns of a library that decide who may read it. */
@@ -17,8 +18,8 @@ export interface LibraryVisibility {
 export interface LibraryAccess {
   /** Whether the library exists for this reader at all (else it is "not found", never "forbidden"). */
   canSee(library: LibraryVisibility): boolean;
-  /** Whether the reader's team may use it (else access_denied). */
-  mayUse(libraryId: string): boolean;
+  /** Whether the reader's team policy allows it (else access_denied). */
+  mayUse(library: { id: string; source: string }): boolean;
   /** Whether a team policy narrows what this reader may use (search results then say so: searchFilterApplied). */
   restricted: boolean;
 }
@@ -28,13 +29,13 @@ export const OPERATOR_ACCESS: LibraryAccess = { canSee: () => true, mayUse: () =
 /** A reader without a key, where anonymous reads are on (LDS_PUBLIC_READ): public libraries only. */
 export const ANONYMOUS_ACCESS: LibraryAccess = { canSee: (library) => !library.private, mayUse: () => true, restricted: false };
 
-/** An API caller's access, with its team's allow-list read once for the request. */
+/** An API caller's access, with its team's policy read and compiled once for the request. */
 export async function callerAccess(store: Store, caller: Caller): Promise<LibraryAccess> {
-  const allowed = await store.teams.allowedLibraries(caller.teamId);
+  const policy = (await store.teams.policy(caller.teamId)) ?? OPEN_POLICY;
   return {
     canSee: (library) => !library.private || library.team_id === caller.teamId,
-    mayUse: (libraryId) => allowed === null || allowed.has(libraryId),
-    restricted: allowed !== null,
+    mayUse: policyMatcher(policy),
+    restricted: isRestrictive(policy),
   };
 }
 
@@ -45,5 +46,5 @@ export function libraryNotFound(libraryId: string): LdsError {
 }
 
 export function accessDenied(libraryId: string): LdsError {
-  return new LdsError("access_denied", `${libraryId} is not among your team's allowed libraries.`, { hint: "Ask a team owner to allow it." });
+  return new LdsError("access_denied", `${libraryId} is not allowed by your team's access policy.`, { hint: `Ask a team owner or admin to allow it (${action("team.policy")}).` });
 }

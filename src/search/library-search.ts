@@ -26,7 +26,7 @@ export async function searchLibraries(store: Store, access: LibraryAccess, searc
   // Names first (cheap, in memory), access only for the matches (it may query the team's allow-list).
   const matched = rows
     .map((row) => ({ row, name: nameScore(row, wanted, words) }))
-    .filter((m) => m.name > 0 && access.canSee(m.row) && access.mayUse(m.row.id));
+    .filter((m) => m.name > 0 && access.canSee(m.row) && access.mayUse(m.row));
   if (matched.length === 0) {
     throw new LdsError("no_libraries_found", `No library matches "${search.libraryName.slice(0, 100)}".`, {
       hint: `Try a shorter or different name; a repository must be submitted (${action("library.submit")}) before it can be found.`,

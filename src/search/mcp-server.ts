@@ -64,7 +64,7 @@ const TOOLS = [
  * snippets of one library that answer a question). One per request: the endpoint is stateless, so it cannot send
  * notifications and says so (`listChanged: false`); prompts and resources are listed, empty, for clients that ask.
  */
-export function createMcpServer(volume: OpenVolume, access: LibraryAccess): Server {
+export function createMcpServer(volume: OpenVolume, access: LibraryAccess, onAnswered: (libraryId: string, query: string) => void = () => {}): Server {
   const unchanging = { listChanged: false };
   const server = new Server({ name: "lds", version: APP_VERSION }, { capabilities: { tools: unchanging, prompts: unchanging, resources: unchanging } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
@@ -75,7 +75,7 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess): Serv
     const { name } = request.params;
     const args = withAliases(request.params.arguments ?? {}, ALIASES[name] ?? {});
     if (name === "resolve-library-id") return answer(ResolveArgs, args, (a) => resolveLibraryId(volume, access, a));
-    if (name === "query-docs") return answer(QueryDocsArgs, args, (a) => queryDocs(volume, access, a));
+    if (name === "query-docs") return answer(QueryDocsArgs, args, (a) => queryDocs(volume, access, a, onAnswered));
     throw new McpError(ErrorCode.InvalidParams, `No tool ${name}: the tools are resolve-library-id and query-docs.`);
   });
   return server;
@@ -87,9 +87,10 @@ async function resolveLibraryId(volume: OpenVolume, access: LibraryAccess, { lib
   return `Libraries matching "${libraryName}":\n\n${results.map((library, i) => describeLibrary(library, codeCounts[i]!)).join("\n----------\n")}`;
 }
 
-async function queryDocs(volume: OpenVolume, access: LibraryAccess, { libraryId, query, tokens }: z.infer<typeof QueryDocsArgs>): Promise<string> {
+async function queryDocs(volume: OpenVolume, access: LibraryAccess, { libraryId, query, tokens }: z.infer<typeof QueryDocsArgs>, onAnswered: (libraryId: string, query: string) => void): Promise<string> {
   const budget = tokens ?? CONTEXT_TOKENS.default;
   const context = await buildContext(volume, access, { libraryId, query, tokens: budget });
+  onAnswered(context.libraryId, query);
   return contextAsText(context) || `No snippet of ${libraryId} fits a budget of ${budget} tokens; ask with a larger budget.`;
 }
 

@@ -21,28 +21,41 @@ const WEIGHTS = { bm25: 1, vector: 0.7 };
  * both rank well comes first and one that only one of them finds still appears.
  */
 export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: string, method: RankingMethod = "fused", depth = DEPTH): Promise<number[]> {
-  if (method === "bm25") return bm25Ranking(volume, ref, query, depth);
-  if (method === "vector") return vectorRanking(volume, ref, query, depth);
-  // Embedded here, and the scan posted before BM25 starts: in the server the scan then runs in its worker thread
-  // while BM25 runs on this one (an await between the two would serialise them).
-  const [vector] = await volume.embedder.embed([query]);
-  const vectors = nearest(volume, ref, vector!, depth);
+  return (await rankSnippetsWithFallback(volume, ref, query, method, depth)).ids;
+}
+
+/**
+ * As rankSnippets, and why BM25 ranked alone when vectors could not take part: the vector index is being rebuilt
+ * (a new embedding provider), or the provider did not embed the query within its query timeout. Search answers
+ * from BM25 then rather than failing or waiting.
+ */
+export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryRef, query: string, method: RankingMethod = "fused", depth = DEPTH): Promise<{ ids: number[]; fallback?: string }> {
+  if (method === "bm25") return { ids: await bm25Ranking(volume, ref, query, depth) };
+  if (volume.vectors.stale) return { ids: await bm25Ranking(volume, ref, query, depth), fallback: "the vector index is being rebuilt for a new embedding provider; ranked by BM25 alone" };
+  let vector: Float32Array;
+  try {
+    [vector] = (await volume.embedder.embed([query], { timeoutMs: volume.embedder.queryTimeoutMs, attempts: 1 })) as [Float32Array];
+  } catch (err) {
+    if (!volume.embedder.remote) throw err;
+    return { ids: await bm25Ranking(volume, ref, query, depth), fallback: `the embedding provider did not embed the query (${(err as Error).message.replace(/\.$/, "")}); ranked by BM25 alone` };
+  }
+  if (method === "vector") return { ids: await nearest(volume, ref, vector, depth) };
+  // The scan is posted before BM25 starts: in the server it then runs in its worker thread while BM25 runs on this
+  // one (an await between the two would serialise them).
+  const vectors = nearest(volume, ref, vector, depth);
   const bm25 = await bm25Ranking(volume, ref, query, depth);
-  return fuse([
-    { ids: bm25, weight: WEIGHTS.bm25 },
-    { ids: await vectors, weight: WEIGHTS.vector },
-  ]);
+  return {
+    ids: fuse([
+      { ids: bm25, weight: WEIGHTS.bm25 },
+      { ids: await vectors, weight: WEIGHTS.vector },
+    ]),
+  };
 }
 
 async function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): Promise<number[]> {
   const expression = ftsExpression(queryTerms(query));
   if (!expression) return [];
   return volume.store.snippetSearch.rank(ref.libraryId, ref.version, expression, depth);
-}
-
-async function vectorRanking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): Promise<number[]> {
-  const [vector] = await volume.embedder.embed([query]);
-  return nearest(volume, ref, vector!, depth);
 }
 
 async function nearest(volume: OpenVolume, ref: LibraryRef, vector: Float32Array, depth: number): Promise<number[]> {

@@ -14,6 +14,7 @@ import { publicApiRoutes, type PublicApiOptions } from "./routes/public-api.js";
 import { restoreRoutes } from "./routes/restore.js";
 import type { JobRunner } from "../ops/job-runner.js";
 import { isPublicApiPath } from "./public-paths.js";
+import type { UsageRecorder } from "../ops/usage-recorder.js";
 
 export interface AppSettings {
   /** @default 12 hours */
@@ -29,7 +30,8 @@ export interface AppSettings {
 export interface AppOptions {
   volume: OpenVolume;
   jobs: JobRunner;
-  publicApi: Omit<PublicApiOptions, "volume" | "jobs">;
+  publicApi: Omit<PublicApiOptions, "volume" | "jobs" | "usage">;
+  usage: UsageRecorder;
   logger: Logger;
   runner: BackupRunner;
   licence: () => Licence;
@@ -40,7 +42,7 @@ export interface AppOptions {
 /** Public API prefixes (and MCP) closed by an expired licence; /api (admin, backups, health) never is. */
 
 /** The HTTP shell: routes call the core and turn LdsError into a status and `{error, message}`. */
-export function buildApp({ volume, jobs, publicApi, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
+export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
@@ -99,7 +101,7 @@ export function buildApp({ volume, jobs, publicApi, logger, runner, licence, req
   app.register(authRoutes, { volume, sessionTtlSeconds: settings.sessionTtlSeconds, loginAttemptsPerMinute: settings.loginAttemptsPerMinute });
   app.register(backupRoutes, { volume, runner });
   app.register(restoreRoutes, { volume, uploadLimitBytes: settings.uploadLimitBytes, requestRestart });
-  app.register(publicApiRoutes, { volume, jobs, ...publicApi });
+  app.register(publicApiRoutes, { volume, jobs, usage, ...publicApi });
   return app;
 }
 

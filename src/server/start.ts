@@ -14,6 +14,9 @@ import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
 import { exists } from "../util/files.js";
 import { createBackupRunner } from "../ops/backup-runner.js";
 import { createJobRunner } from "../ops/job-runner.js";
+import { createUsageRecorder } from "../ops/usage-recorder.js";
+import { rebuildInBackground } from "../ops/background-rebuild.js";
+import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
 import { createVectorSearchWorker } from "../vectors/knn-worker.js";
@@ -55,20 +58,25 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
     await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
-    opened = openVolume(volume.root);
+    opened = openVolume(volume.root, embedderFor(settings.embeddings));
     // From here commands may open the volume beside the server.
     lock.setPurpose("server");
-    await rebuildStaleVectors(opened, logger);
+    // A local embedder rebuilds a stale index in seconds, before serving; a remote provider's rebuild runs while
+    // the server serves, with BM25 alone ranking meanwhile.
+    const background = opened.embedder.remote ? rebuildInBackground(opened, logger) : undefined;
+    if (!background) await rebuildStaleVectors(opened, logger);
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs);
     await bootstrapAdmin(opened, settings.firstAdmin, logger);
     const runner = await createBackupRunner({ dataDir: volume.root, store: opened.store, logger });
     const gitPolicy = settings.git;
     const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency });
+    const usage = createUsageRecorder(opened.store, logger);
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));
     const app = buildApp({
       volume: opened,
       jobs,
+      usage,
       publicApi: {
         limits: settings.planLimits,
         unauthenticatedPerMinute: settings.unauthenticatedPerMinute,
@@ -96,6 +104,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       await app.close();
       await runner.close();
       await jobs.close();
+      await usage.close();
+      await background?.close();
       await opened.vectorSearch.close();
       throw fromSystemError(err, `${host}:${port}`);
     }
@@ -115,6 +125,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await app.close();
         await runner.close();
         await jobs.close();
+        await usage.close();
+        await background?.close();
         await handle.vectorSearch?.close();
         handle.close();
         lock.release();

@@ -9,8 +9,15 @@ export interface Team {
   id: number;
   name: string;
   plan: Plan;
-  restrict_libraries: number;
 }
+
+/** A team's access policy as stored (search/access-policy.ts gives it meaning); null: everything is allowed. */
+export interface AccessPolicy {
+  sourceTypes: SourceType[];
+  libraries: { allow: string[] | null; deny: string[] };
+}
+
+export type SourceType = "git" | "wiki";
 
 export function createTeam(db: Database.Database, name: string, plan: Plan): Team {
   try {
@@ -24,7 +31,7 @@ export function createTeam(db: Database.Database, name: string, plan: Plan): Tea
 
 /** By name, or by numeric id. */
 export function findTeam(db: Database.Database, nameOrId: string): Team | undefined {
-  const select = "SELECT id, name, plan, restrict_libraries FROM teams WHERE ";
+  const select = "SELECT id, name, plan FROM teams WHERE ";
   const byName = db.prepare(select + "name = ?").get(nameOrId) as Team | undefined;
   if (byName || !/^\d+$/.test(nameOrId)) return byName;
   return db.prepare(select + "id = ?").get(Number(nameOrId)) as Team | undefined;
@@ -37,7 +44,7 @@ export function requireTeam(db: Database.Database, nameOrId: string): Team {
 }
 
 export function listTeams(db: Database.Database): Team[] {
-  return db.prepare("SELECT id, name, plan, restrict_libraries FROM teams ORDER BY name").all() as Team[];
+  return db.prepare("SELECT id, name, plan FROM teams ORDER BY name").all() as Team[];
 }
 
 export function setTeamPlan(db: Database.Database, team: Team, plan: Plan): void {
@@ -81,19 +88,13 @@ export function removeUser(db: Database.Database, email: string): User {
   return user;
 }
 
-/** Restrict a team to an allow-list of libraries (an empty list with restriction on allows none). */
-export function restrictTeamLibraries(db: Database.Database, team: Team, libraryIds: string[]): void {
-  db.transaction(() => {
-    db.prepare("UPDATE teams SET restrict_libraries = 1 WHERE id = ?").run(team.id);
-    db.prepare("DELETE FROM team_library_access WHERE team_id = ?").run(team.id);
-    const add = db.prepare("INSERT INTO team_library_access (team_id, library_id) VALUES (?, ?)");
-    for (const id of libraryIds) add.run(team.id, id);
-  })();
+/** A team's access policy; null when it has none (everything is allowed). */
+export function teamPolicy(db: Database.Database, teamId: number): AccessPolicy | null {
+  const stored = db.prepare("SELECT policy FROM teams WHERE id = ?").pluck().get(teamId) as string | null | undefined;
+  return stored ? (JSON.parse(stored) as AccessPolicy) : null;
 }
 
-/** The libraries a team may use, or null when it is not restricted. */
-export function allowedLibraries(db: Database.Database, teamId: number): Set<string> | null {
-  const team = db.prepare("SELECT restrict_libraries FROM teams WHERE id = ?").get(teamId) as { restrict_libraries: number } | undefined;
-  if (!team?.restrict_libraries) return null;
-  return new Set(db.prepare("SELECT library_id FROM team_library_access WHERE team_id = ?").pluck().all(teamId) as string[]);
+/** Replace a team's access policy (null: none). */
+export function setTeamPolicy(db: Database.Database, teamId: number, policy: AccessPolicy | null): void {
+  db.prepare("UPDATE teams SET policy = ? WHERE id = ?").run(policy === null ? null : JSON.stringify(policy), teamId);
 }

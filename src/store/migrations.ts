@@ -230,6 +230,33 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: "team-policies-usage",
+    sql: `
+      -- A team's access policy (JSON: {"sourceTypes": [...], "libraries": {"allow": [...] | null, "deny": [...]}});
+      -- NULL allows everything. The allow-lists of 0.4 (restrict_libraries, team_library_access) become policies;
+      -- that table and column are kept, unused, so that an older LDS can still read a restored copy.
+      ALTER TABLE teams ADD COLUMN policy TEXT;
+      UPDATE teams SET policy = json_object(
+          'sourceTypes', json_array('git', 'wiki'),
+          'libraries', json_object(
+            'allow', (SELECT json_group_array(library_id) FROM team_library_access a WHERE a.team_id = teams.id),
+            'deny', json_array()))
+        WHERE restrict_libraries = 1;
+      -- Requests per library and day, by dimension: the client kind ('client': api, mcp, cli), the query's topic
+      -- words ('topic') and the MCP client's name ('mcpClient'). Kept 365 days.
+      CREATE TABLE library_usage (
+        library_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        name TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (library_id, day, dimension, name)
+      ) WITHOUT ROWID;
+      CREATE INDEX library_usage_by_day ON library_usage(day);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

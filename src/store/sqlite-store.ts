@@ -14,6 +14,7 @@ import * as settings from "./settings.js";
 import * as fts from "./snippet-search.js";
 import * as snippets from "./snippets.js";
 import type { Store } from "./store.js";
+import * as usage from "./usage.js";
 
 /**
  * The SQLite engine of the store, over an open lds.db. better-sqlite3 runs each statement synchronously, so every
@@ -80,8 +81,8 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       require: on(accounts.requireTeam),
       list: on(accounts.listTeams),
       setPlan: on(accounts.setTeamPlan),
-      restrictLibraries: on(accounts.restrictTeamLibraries),
-      allowedLibraries: on(accounts.allowedLibraries),
+      policy: on(accounts.teamPolicy),
+      setPolicy: on(accounts.setTeamPolicy),
       addProject: on(connections.addTeamProject),
       hasProject: on(connections.teamHasProject),
       createFirst: on(createFirstTeam),
@@ -123,6 +124,11 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
     audit: {
       record: on(audit.recordAudit),
       list: on(audit.listAudit),
+    },
+    usage: {
+      add: on(usage.addUsage),
+      read: on(usage.readUsage),
+      prune: on(usage.pruneUsage),
     },
     schemaVersion: on(schemaVersion),
   };

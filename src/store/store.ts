@@ -6,7 +6,7 @@
  * The SQLite engine (store/sqlite-store.ts) implements it over lds.db; work that only SQLite does (migrations,
  * `VACUUM INTO` snapshots, checking an archive's database copy) stays in the engine's own modules.
  */
-import type { Plan, Role, Team, User } from "./accounts.js";
+import type { AccessPolicy, Plan, Role, Team, User } from "./accounts.js";
 import type { Admin } from "./admins.js";
 import type { ApiKeyListing, Caller } from "./api-keys.js";
 import type { AuditEntry } from "./audit.js";
@@ -15,6 +15,7 @@ import type { Job, JobPayload } from "./jobs.js";
 import type { BranchRecord, LibraryOptions, LibraryRow, LibraryState, NewLibrary } from "./libraries.js";
 import type { LibraryVersion } from "./library-versions.js";
 import type { EmbeddableSnippet, NewSnippet, StoredSnippet } from "./snippets.js";
+import type { UsageCount } from "./usage.js";
 
 export interface LibraryStore {
   find(id: string): Promise<LibraryRow | undefined>;
@@ -100,10 +101,9 @@ export interface TeamStore {
   require(nameOrId: string): Promise<Team>;
   list(): Promise<Team[]>;
   setPlan(team: Team, plan: Plan): Promise<void>;
-  /** Restrict a team to an allow-list of libraries (an empty list allows none). */
-  restrictLibraries(team: Team, libraryIds: string[]): Promise<void>;
-  /** The libraries a team may use, or null when it is not restricted. */
-  allowedLibraries(teamId: number): Promise<Set<string> | null>;
+  /** A team's access policy (search/access-policy.ts); null when it has none. */
+  policy(teamId: number): Promise<AccessPolicy | null>;
+  setPolicy(teamId: number, policy: AccessPolicy | null): Promise<void>;
   addProject(teamId: number, projectId: string, name: string): Promise<void>;
   hasProject(teamId: number, projectId: string): Promise<boolean>;
   /** On a store without teams only: a team, its owner and an API key, all or nothing; null when teams exist. */
@@ -161,6 +161,15 @@ export interface SettingStore {
   saveWithSecrets(key: string, value: string, secrets: Array<{ name: string; value: string | undefined }>): Promise<void>;
 }
 
+export interface UsageStore {
+  /** Add a batch of request counters, all or nothing. */
+  add(counts: UsageCount[]): Promise<void>;
+  /** A library's counters from a day (YYYY-MM-DD, UTC) on. */
+  read(libraryId: string, fromDay: string): Promise<UsageCount[]>;
+  /** Forget the days before this one. */
+  prune(beforeDay: string): Promise<number>;
+}
+
 export interface AuditStore {
   record(entry: Omit<AuditEntry, "at">): Promise<void>;
   /** Newest first. */
@@ -180,6 +189,7 @@ export interface Store {
   readonly admins: AdminStore;
   readonly settings: SettingStore;
   readonly audit: AuditStore;
+  readonly usage: UsageStore;
   /** The schema version of the records. */
   schemaVersion(): Promise<number>;
 }

@@ -5,7 +5,12 @@ export interface Embedder {
   /** Recorded in vectors.db: vectors of different embedders are not comparable, so a change rebuilds the index. */
   readonly id: string;
   readonly dimensions: number;
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Behind a network provider (slow to rebuild an index with, and able to fail): see remote-embedder.ts. */
+  readonly remote?: boolean;
+  /** How long a search waits for its query's embedding before it ranks by BM25 alone (remote providers). */
+  readonly queryTimeoutMs?: number;
+  /** `timeoutMs`/`attempts` bound a remote provider's requests (a query's embedding gets one short attempt). */
+  embed(texts: string[], options?: { timeoutMs?: number; attempts?: number }): Promise<Float32Array[]>;
 }
 
 /** @default 384 dimensions: small enough for fast search, large enough to keep collisions rare. */

@@ -23,6 +23,8 @@ export interface VectorIndex {
    * rebuild): the table is empty and must be refilled from the snippets (see rebuildVectors).
    */
   readonly stale: boolean;
+  /** The embedder whose vectors the table holds (or is being filled with), as vector_meta records it. */
+  readonly builtBy: string | undefined;
   upsert(items: VectorItem[]): void;
   remove(snippetIds: number[]): void;
   /** The k nearest snippets of one partition (one library version): a search never scans other libraries. */
@@ -96,6 +98,9 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
     get stale() {
       return isStale;
     },
+    get builtBy() {
+      return meta.get("embedder");
+    },
     upsert: db.transaction((items: VectorItem[]) => {
       const { del, insert } = statements();
       // vec0 has no UPSERT: delete then insert, inside one transaction.
@@ -120,6 +125,7 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
     recreate() {
       cached = undefined;
       recreate(db, embedder);
+      meta = readMeta();
       isStale = true;
     },
     markComplete() {

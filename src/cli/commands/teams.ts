@@ -1,4 +1,5 @@
 import type { Plan } from "../../store/accounts.js";
+import { isRestrictive, OPEN_POLICY, patchPolicy } from "../../search/access-policy.js";
 import { withVolume } from "../with-volume.js";
 
 export async function run(argv: { _: string[]; name?: string; plan?: Plan; libraries?: string[]; projectId?: string; projectName?: string; dataDir?: string; json?: boolean }): Promise<number> {
@@ -18,13 +19,16 @@ export async function run(argv: { _: string[]; name?: string; plan?: Plan; libra
         process.stdout.write(`Team ${argv.name} has project ${argv.projectId}.\n`);
         break;
       case "restrict":
-        await store.teams.restrictLibraries(await store.teams.require(argv.name!), argv.libraries ?? []);
+        // The same policy as PATCH /v2/policies: only these libraries (none when the list is empty).
+        const team = await store.teams.require(argv.name!);
+        const policy = patchPolicy((await store.teams.policy(team.id)) ?? OPEN_POLICY, { libraries: { allow: argv.libraries ?? [] } });
+        await store.teams.setPolicy(team.id, policy);
         process.stdout.write(`Team ${argv.name} may use only: ${argv.libraries?.join(", ") || "no library"}.\n`);
         break;
       default: {
-        const teams = await store.teams.list();
+        const teams = await Promise.all((await store.teams.list()).map(async (t) => ({ ...t, policy: await store.teams.policy(t.id) })));
         if (argv.json) process.stdout.write(JSON.stringify(teams) + "\n");
-        else for (const t of teams) process.stdout.write(`${t.name}\t${t.plan}${t.restrict_libraries ? "\trestricted" : ""}\n`);
+        else for (const t of teams) process.stdout.write(`${t.name}\t${t.plan}${t.policy && isRestrictive(t.policy) ? "\trestricted" : ""}\n`);
       }
     }
     return 0;

@@ -7,8 +7,10 @@ import { ANONYMOUS_ACCESS, callerAccess, type LibraryAccess } from "../../search
 import type { Caller } from "../../store/api-keys.js";
 import type { ServerSettings } from "../../config/server-settings.js";
 import { isAnonymousRead } from "../public-paths.js";
+import type { UsageRecorder } from "../../ops/usage-recorder.js";
 import { createRateLimiter } from "../rate-limiter.js";
 import { mcpRoutes } from "./mcp.js";
+import { policyRoutes } from "./policies.js";
 import { searchRoutes } from "./search.js";
 import { submissionRoutes } from "./submissions.js";
 
@@ -33,6 +35,8 @@ export interface PublicApiOptions {
   /** Refreshes per minute: by a library's owner, and by anyone else. */
   refreshLimits: { owner: number; other: number };
   gitPolicy: GitUrlPolicy;
+  /** Counts answered context requests per library (GET /v2/libs/metrics). */
+  usage: UsageRecorder;
 }
 
 /** The hosted service's clients send the key in one of these; `Authorization: Bearer` is the documented one. */
@@ -80,8 +84,9 @@ export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app,
   const routes: FastifyPluginAsync = async (scope) => {
     scope.addHook("onRequest", authenticate);
     await scope.register(submissionRoutes, { volume: options.volume, jobs: options.jobs, refreshLimits: options.refreshLimits, refreshes, gitPolicy: options.gitPolicy });
-    await scope.register(searchRoutes, { volume: options.volume });
-    await scope.register(mcpRoutes, { volume: options.volume });
+    await scope.register(searchRoutes, { volume: options.volume, usage: options.usage });
+    await scope.register(mcpRoutes, { volume: options.volume, usage: options.usage });
+    await scope.register(policyRoutes, { volume: options.volume });
   };
   await app.register(routes);
   await app.register(routes, { prefix: "/api" });

@@ -5,9 +5,12 @@ import { buildContext, contextAsJson } from "../../search/context.js";
 import { CONTEXT_TOKENS } from "../../search/context-budget.js";
 import { contextAsText } from "../../search/context-text.js";
 import { searchLibraries } from "../../search/library-search.js";
+import type { UsageRecorder } from "../../ops/usage-recorder.js";
+import { libraryMetrics } from "../../ops/library-metrics.js";
+import { clientOf } from "../client-kind.js";
 
 /** Library search and context retrieval, in the shapes of the hosted services' public API (docs/api.md). */
-export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
+export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume; usage: UsageRecorder }> = async (app, { volume, usage }) => {
   app.get<{ Querystring: { libraryName: string; query?: string; limit?: number } }>(
     "/v2/libs/search",
     {
@@ -27,6 +30,20 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
       const access = request.access!;
       return { results: await searchLibraries(volume.store, access, request.query), searchFilterApplied: access.restricted };
     },
+  );
+
+  app.get<{ Querystring: { libraryId: string; days: number } }>(
+    "/v2/libs/metrics",
+    {
+      schema: {
+        querystring: {
+          type: "object",
+          required: ["libraryId"],
+          properties: { libraryId: { type: "string", minLength: 1, maxLength: 512 }, days: { type: "integer", minimum: 1, maximum: 365, default: 30 } },
+        },
+      },
+    },
+    async (request) => libraryMetrics(volume.store, request.access!, request.query.libraryId, request.query.days),
   );
 
   app.get<{ Querystring: { libraryId: string; query: string; type: "json" | "txt"; tokens: number } }>(
@@ -50,6 +67,7 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (a
       const { libraryId, query, type, tokens } = request.query;
       try {
         const answer = await buildContext(volume, request.access!, { libraryId, query, tokens });
+        usage.record({ libraryId: answer.libraryId, query, ...clientOf(request) });
         if (type === "txt") return reply.type("text/plain; charset=utf-8").send(contextAsText(answer));
         return contextAsJson(answer);
       } catch (err) {
