@@ -27,6 +27,7 @@ describe("library ids as clients send them", () => {
   it("fences code containing backticks with a longer fence, so that it cannot end the block early", () => {
     const code = "const md = `x`;\n```\nnot the end\n```";
     const text = contextAsText({
+      libraryId: "/a/b",
       snippets: [{ codeTitle: "T", codeDescription: "", codeLanguage: "js", codeTokens: 9, codeId: "a.md#t", pageTitle: "a", codeList: [{ language: "js", code }] }],
     });
     expect(text).toContain("````js\n" + code + "\n````");

@@ -33,7 +33,7 @@ function sql(statement: string, ...params: unknown[]) {
 
 const api = (key: string | null) => {
   const c = client(server.url);
-  const auth = key ? { authorization: `Bearer ${key}` } : {};
+  const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   return {
     get: (route: string, headers: Record<string, string> = {}) => c.get(route, { ...auth, ...headers }),
     patch: (route: string, body: unknown, type = "application/json") =>
