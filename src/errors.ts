@@ -26,6 +26,8 @@ export const EXIT = {
   destination: 8,
   secrets: 9,
   forbidden: 10,
+  /** An encrypted archive and no identity or passphrase that opens it. */
+  locked: 11,
   /** `lds serve` asks its supervisor (systemd Restart=on-failure) to start it again: a staged restore is waiting. */
   restart: 75,
   interrupted: 130,
@@ -84,6 +86,7 @@ const TABLE = {
   archive_corrupt: { status: 422, exit: EXIT.archiveDamaged, summary: "archive damaged: truncated, bad checksum" },
   archive_unsafe: { status: 422, exit: EXIT.archiveDamaged, summary: "archive holds entries LDS refuses" },
   archive_too_new: { status: 422, exit: EXIT.incompatible, summary: "archive made by a newer LDS: upgrade first" },
+  archive_locked: { status: 422, exit: EXIT.locked, summary: "the archive is encrypted: no identity or passphrase given opens it" },
 
   // Operator interaction.
   confirmation_required: { status: 400, exit: EXIT.cancelled, summary: "no TTY to confirm on and no --yes" },

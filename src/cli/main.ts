@@ -31,30 +31,45 @@ function destinationOptions(y: Argv): Argv {
   return y;
 }
 
+/** The age options of the commands that write an archive (cli/archive-keys.ts). */
+function encryptOptions(y: Argv): Argv {
+  return y
+    .option("age-recipient", { type: "array", string: true, describe: "Encrypt to this age public key (age1…), repeatable (or LDS_AGE_RECIPIENTS)" })
+    .option("age-recipients-file", { type: "string", describe: "Encrypt to the age1… keys in this file (or LDS_AGE_RECIPIENTS_FILE)" })
+    .option("age-passphrase-file", { type: "string", describe: "Encrypt with the passphrase in this file (or LDS_AGE_PASSPHRASE_FILE)" });
+}
+
+/** The age options of the commands that read an archive. */
+function identityOptions(y: Argv): Argv {
+  return y
+    .option("identity", { type: "array", string: true, alias: "i", describe: "age identity file for an encrypted archive, repeatable (or LDS_AGE_IDENTITY_FILE)" })
+    .option("passphrase-file", { type: "string", describe: "Passphrase file for a passphrase-encrypted archive (or LDS_AGE_PASSPHRASE_FILE)" });
+}
+
 /** Commands load lazily so that `lds verify` does not pay for loading the HTTP server or the AWS SDK. */
 function commands(cli: Argv, entry: Entry): Argv {
   const json = { type: "boolean", default: false, describe: "Print the result as one JSON object" } as const;
   const backup = {
     builder: (y: Argv) =>
-      destinationOptions(
+      encryptOptions(destinationOptions(
         y
           .option("data-dir", dataDirOption)
           .option("to", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
           .option("gzip", { type: "boolean", default: false, describe: "Compress the archive with gzip" })
           .option("keep", { type: "number", describe: "After success, keep only the newest N archives there" })
           .option("json", json),
-      ),
+      )),
     handler: lazy(() => import("./commands/backup.js")),
   };
   const restore = {
     builder: (y: Argv) =>
-      destinationOptions(
+      identityOptions(destinationOptions(
         y
           .positional("archive", { type: "string", demandOption: true, describe: "Archive file, or s3://bucket/prefix/<name>" })
           .option("data-dir", dataDirOption)
           .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
           .option("json", json),
-      ),
+      )),
     handler: lazy(() => import("./commands/restore.js")),
   };
   const from = (y: Argv) =>
@@ -240,13 +255,13 @@ function commands(cli: Argv, entry: Entry): Argv {
     .command(
       "verify <archive>",
       "Check an archive completely: structure, checksums, databases, key (a file or s3://…/<name>)",
-      (y) => destinationOptions(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
+      (y) => identityOptions(destinationOptions(y.positional("archive", { type: "string", demandOption: true }).option("json", json))),
       lazy(() => import("./commands/verify.js")),
     )
     .command(
       "inspect <archive>",
       "Show what an archive holds, reading only its start (a file or s3://…/<name>)",
-      (y) => destinationOptions(y.positional("archive", { type: "string", demandOption: true }).option("json", json)),
+      (y) => identityOptions(destinationOptions(y.positional("archive", { type: "string", demandOption: true }).option("json", json))),
       lazy(() => import("./commands/inspect.js")),
     )
     .demandCommand(1, "Name a command: lds serve, backup, restore, backups, verify, inspect, search or context.");

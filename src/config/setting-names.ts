@@ -19,4 +19,7 @@ export const GENERAL_SETTINGS: Record<string, SettingName> = {
   searchTimeout: { env: "LDS_SEARCH_TIMEOUT_MS" },
   gitCaFile: { env: "LDS_GIT_CA_FILE" },
   gitHttpHosts: { flags: ["allow-http-host"], env: "LDS_GIT_ALLOW_HTTP_HOSTS" },
+  encryptionRecipients: { flags: ["age-recipient"], env: "LDS_AGE_RECIPIENTS", field: "encryption.recipients" },
+  ageIdentity: { flags: ["identity"], env: "LDS_AGE_IDENTITY_FILE" },
+  agePassphrase: { flags: ["passphrase-file"], env: "LDS_AGE_PASSPHRASE_FILE" },
 };

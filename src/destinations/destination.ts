@@ -37,11 +37,11 @@ export interface Destination {
   removeIncomplete(): Promise<string[]>;
 }
 
-const ARCHIVE_NAME = /^lds-backup-(\d{8}T\d{6}Z)\.tar(\.gz)?$/;
+const ARCHIVE_NAME = /^lds-backup-(\d{8}T\d{6}Z)\.tar(\.gz)?(\.age)?$/;
 
-/** `lds-backup-20261121T151441Z.tar[.gz]`: names sort by time. */
-export function archiveName(createdAt: Date, gzip: boolean): string {
-  return `lds-backup-${fileTimestamp(createdAt)}.tar${gzip ? ".gz" : ""}`;
+/** `lds-backup-20261121T151441Z.tar[.gz][.age]`: names sort by time; `.age` is an age-encrypted archive. */
+export function archiveName(createdAt: Date, gzip: boolean, encrypted = false): string {
+  return `lds-backup-${fileTimestamp(createdAt)}.tar${gzip ? ".gz" : ""}${encrypted ? ".age" : ""}`;
 }
 
 export function isArchiveName(name: string): boolean {
@@ -52,7 +52,7 @@ export function isArchiveName(name: string): boolean {
 export function assertArchiveName(name: string): void {
   if (!isArchiveName(name)) {
     throw new LdsError("validation_error", `"${name.slice(0, 80)}" is not an LDS archive name.`, {
-      hint: "Archive names look like lds-backup-20261121T151441Z.tar (or .tar.gz).",
+      hint: "Archive names look like lds-backup-20261121T151441Z.tar (or .tar.gz, and .age when encrypted).",
     });
   }
 }

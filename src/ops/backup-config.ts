@@ -13,6 +13,8 @@ export interface BackupConfig {
   /** Keep the newest N archives after each successful backup; null keeps all. */
   retention: { keep: number | null };
   compression: "none" | "gzip";
+  /** Encrypt archives with age to these recipients (public keys); empty: archives hold the volume key in clear. */
+  encryption: { recipients: string[] };
 }
 /** `{type: "local", path}`, `{type: "s3", bucket, region, …}`: the fields its driver declares (docs/admin-api.md). */
 export interface DestinationConfig {
@@ -33,6 +35,7 @@ export const DEFAULT_BACKUP_CONFIG: BackupConfig = {
   schedule: { preset: "off", cron: null, timezone: "UTC" },
   retention: { keep: null },
   compression: "none",
+  encryption: { recipients: [] },
 };
 
 const SETTING = "backup.config";
@@ -42,7 +45,8 @@ const secretKeys = (kind: string) => driverOfKind(kind).settings.filter((s) => s
 
 export async function loadBackupConfig(store: Store): Promise<BackupConfig> {
   const stored = await store.settings.get(SETTING);
-  const config: BackupConfig = stored ? (JSON.parse(stored) as BackupConfig) : structuredClone(DEFAULT_BACKUP_CONFIG);
+  // Configurations stored before 0.5 have no encryption: none.
+  const config: BackupConfig = { ...structuredClone(DEFAULT_BACKUP_CONFIG), ...(stored ? (JSON.parse(stored) as BackupConfig) : {}) };
   for (const key of secretKeys(config.destination.type)) config.destination[`${key}Set`] = await store.settings.hasSecret(secretName(config.destination.type, key));
   return config;
 }

@@ -4,6 +4,7 @@ import { loadBackupConfig, scheduleCron } from "./backup-config.js";
 import { dataVolume } from "../config/data-volume.js";
 import { isLdsError, LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
+import type { ArchiveWarning } from "../archive/age.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
@@ -20,6 +21,9 @@ export interface LastResult {
   location?: string;
   size?: number;
   sha256?: string;
+  /** "age (2 recipients)", or null: the archive holds the volume key in clear (see `warnings`). */
+  encryption?: string | null;
+  warnings?: ArchiveWarning[];
   libraries?: number;
   durationMs: number;
   pruned?: string[];
@@ -82,6 +86,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
           dataDir,
           destination,
           gzip: config.compression === "gzip",
+          encryption: config.encryption.recipients.length ? { recipients: config.encryption.recipients } : undefined,
           keep: config.retention.keep ?? undefined,
           lock,
           signal: controller.signal,
@@ -159,6 +164,8 @@ function success(trigger: Trigger, startedAt: string, r: BackupResult): LastResu
     location: r.location,
     size: r.size,
     sha256: r.sha256,
+    encryption: r.encryption,
+    warnings: r.warnings,
     libraries: r.libraries,
     durationMs: r.durationMs,
     pruned: r.pruned,

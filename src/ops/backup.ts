@@ -8,6 +8,7 @@ import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
 import { archiveStream, writeManifest } from "../archive/write-archive.js";
+import { checkRecipients, encryptArchive, keyInClearWarning, type ArchiveEncryption, type ArchiveWarning } from "../archive/age.js";
 import { runHeavy } from "./heavy-work.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
@@ -25,6 +26,8 @@ export interface BackupOptions {
   /** backup.lock already taken by the caller (the server checks it before answering 202); released at the end. */
   lock?: HeldLock;
   onProgress?: (progress: { phase: "snapshot" | "write"; bytes: number; totalBytes: number }) => void;
+  /** Encrypt the archive with age, to recipients (recommended: no secret needed to back up) or a passphrase. */
+  encryption?: ArchiveEncryption;
 }
 
 export interface BackupResult {
@@ -32,6 +35,10 @@ export interface BackupResult {
   location: string;
   size: number;
   sha256: string;
+  /** How the archive is encrypted: "age (2 recipients)", "age (passphrase)"; null when it is not. */
+  encryption: string | null;
+  /** Things the operator should act on although the backup succeeded (an archive with the key in clear). */
+  warnings: ArchiveWarning[];
   createdAt: string;
   schemaVersion: number;
   libraries: number;
@@ -62,6 +69,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   let entry: VolumeEntry;
   try {
     if (options.keep !== undefined) assertKeep(options.keep);
+    if (options.encryption && "recipients" in options.encryption) checkRecipients(options.encryption.recipients);
     if (!fs.existsSync(volume.root)) throw noDatabase(volume.root);
     // Registered as a user of the volume: a restore cannot swap files under the snapshot (issue 11, item 6).
     entry = enterVolume(volume.root, "backup");
@@ -80,14 +88,15 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   let staging: string | undefined;
   try {
     removeAbandonedStaging(volume.root);
-    const createdAt = await freeNameTime(options.destination, options.gzip ?? false);
+    const encrypted = options.encryption !== undefined;
+    const createdAt = await freeNameTime(options.destination, options.gzip ?? false, encrypted);
     // What a backup killed mid-upload left at the destination (an S3 multipart upload stays billed for ever).
     // Not fatal: a policy may allow writing archives but not listing uploads; the bucket lifecycle rule then cleans.
     const incomplete = await options.destination.removeIncomplete().then(
       (removed) => ({ removed, error: null }),
       (err: Error) => ({ removed: [] as string[], error: err.message }),
     );
-    const name = archiveName(createdAt, options.gzip ?? false);
+    const name = archiveName(createdAt, options.gzip ?? false, encrypted);
     staging = fs.mkdtempSync(path.join(volume.root, STAGING_PREFIX));
     options.onProgress?.({ phase: "snapshot", bytes: 0, totalBytes: 0 });
     // In a worker thread: VACUUM INTO is synchronous and would stop a server's event loop for seconds.
@@ -107,9 +116,12 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       removals.push(fs.promises.rm(path.join(stagingDir, rel), { force: true }).catch(() => {})),
     );
     tar.on("error", (err) => meter.destroy(err));
-    // The size lets an S3 upload pick a part size that stays under the 10,000-part limit (tar adds little).
+    // Encrypted as it streams (no plaintext copy of the archive is ever written): age-stream.ts.
+    const archive = options.encryption ? await encryptArchive(tar, options.encryption) : tar;
+    archive.on("error", (err) => meter.destroy(err));
+    // The size lets an S3 upload pick a part size that stays under the 10,000-part limit (tar and age add little).
     const sizeHint = Math.ceil(totalBytes * 1.01) + 1024 * 1024;
-    const info = await options.destination.put(name, tar.pipe(meter), { signal: options.signal, size: sizeHint });
+    const info = await options.destination.put(name, archive.pipe(meter), { signal: options.signal, size: sizeHint });
     await Promise.all(removals);
     const writeDone = Date.now();
     const retention = await applyRetention(options.destination, options.keep);
@@ -118,6 +130,8 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       location: info.location,
       size: info.size,
       sha256: meter.sha256(),
+      encryption: describeEncryption(options.encryption),
+      warnings: keyInClearWarning(options.encryption),
       createdAt: manifest.createdAt,
       schemaVersion: manifest.schemaVersion,
       libraries: manifest.libraries.length,
@@ -167,12 +181,18 @@ function archiveMeter(onBytes: (bytes: number) => void): Transform & { sha256():
   return Object.assign(meter, { sha256: () => (digest ??= hash.digest("hex")) }) as Transform & { sha256(): string };
 }
 
+function describeEncryption(encryption: ArchiveEncryption | undefined): string | null {
+  if (!encryption) return null;
+  if ("passphrase" in encryption) return "age (passphrase)";
+  return `age (${encryption.recipients.length} recipient${encryption.recipients.length === 1 ? "" : "s"})`;
+}
+
 /** Names have one-second resolution: wait for the next second rather than collide with an existing archive. */
-async function freeNameTime(destination: Destination, gzip: boolean): Promise<Date> {
+async function freeNameTime(destination: Destination, gzip: boolean, encrypted: boolean): Promise<Date> {
   for (;;) {
     const now = new Date();
     try {
-      await destination.stat(archiveName(now, gzip));
+      await destination.stat(archiveName(now, gzip, encrypted));
     } catch (err) {
       if (err instanceof LdsError && err.code === "archive_not_found") return now;
       throw err;

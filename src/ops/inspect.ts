@@ -3,17 +3,22 @@ import { MANIFEST_MAX_BYTES, type Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
 import type { Destination } from "../destinations/destination.js";
 import { openSource } from "./archive-file.js";
+import { keyInClearWarning, NO_KEYS, openArchive, type AgeHeader, type ArchiveKeys, type ArchiveWarning } from "../archive/age.js";
 
 export interface InspectResult {
   archive: string;
   size: number;
+  encryption: AgeHeader | null;
+  warnings: ArchiveWarning[];
   manifest: Manifest;
   compatibility: Compatibility;
 }
 
 /** What an archive holds, from its manifest alone: reads only the first entry, however large the archive. */
-export async function inspect(archive: string, remote?: { destination: Destination; name: string }): Promise<InspectResult> {
-  const { stream, size } = await openSource(archive, remote, MANIFEST_MAX_BYTES + 64 * 1024);
+export async function inspect(archive: string, remote?: { destination: Destination; name: string }, keys: ArchiveKeys = NO_KEYS): Promise<InspectResult> {
+  // An encrypted archive's header and first chunks fit in the same head read: the manifest is its first entry.
+  const source = await openSource(archive, remote, MANIFEST_MAX_BYTES + 128 * 1024);
+  const { stream, encryption } = await openArchive(source.stream, keys);
   const manifest = await readArchive(stream);
-  return { archive, size, manifest, compatibility: compatibility(manifest) };
+  return { archive, size: source.size, encryption, warnings: keyInClearWarning(encryption), manifest, compatibility: compatibility(manifest) };
 }

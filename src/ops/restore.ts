@@ -12,6 +12,7 @@ import { exists, fsyncDirectory, fsyncFile } from "../util/files.js";
 import { failpoint, stallpoint } from "../util/failpoint.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 import { openArchiveFile } from "./archive-file.js";
+import { NO_KEYS, openArchive, type ArchiveKeys } from "../archive/age.js";
 import { ensureDirectory } from "../volume/open-volume.js";
 import { prepareRestoredDatabases } from "./prepare-restored-db.js";
 import {
@@ -35,6 +36,8 @@ export interface RestoreOptions {
   onProgress?: (bytes: number, totalBytes: number) => void;
   /** The caller (a starting server applying a staged restore) already holds server.lock. */
   underServerLock?: boolean;
+  /** Identities and passphrases for an age-encrypted archive. */
+  keys?: ArchiveKeys;
 }
 
 export interface RestoreResult {
@@ -62,7 +65,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
     const recovery = recoverInterruptedRestore(volume);
     work = fs.mkdtempSync(path.join(volume.root, RESTORE_WORK_PREFIX));
     const local = options.download ? await downloadArchive(options.download, work, options.signal) : options.archive;
-    const { stream } = openArchiveFile(local);
+    const { stream } = await openArchive(openArchiveFile(local).stream, options.keys ?? NO_KEYS);
     let total = 0;
     const manifest = await readArchive(stream, {
       extractTo: work,

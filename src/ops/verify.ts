@@ -8,6 +8,7 @@ import type { Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
 import type { Destination } from "../destinations/destination.js";
 import { openSource } from "./archive-file.js";
+import { keyInClearWarning, NO_KEYS, openArchive, type AgeHeader, type ArchiveKeys, type ArchiveWarning } from "../archive/age.js";
 
 export interface VerifyOptions {
   /** Read the archive from a destination (streamed, no local copy) instead of the file `archive`. */
@@ -16,9 +17,14 @@ export interface VerifyOptions {
   tempDir?: string;
   signal?: AbortSignal;
   onProgress?: (bytes: number, totalBytes: number) => void;
+  /** Identities and passphrases for an age-encrypted archive. */
+  keys?: ArchiveKeys;
 }
 
 export interface VerifyResult {
+  /** The age header's stanza types, or null for an unencrypted archive. */
+  encryption: AgeHeader | null;
+  warnings: ArchiveWarning[];
   archive: string;
   size: number;
   manifest: Manifest;
@@ -33,7 +39,9 @@ export interface VerifyResult {
  */
 export async function verify(archive: string, options: VerifyOptions = {}): Promise<VerifyResult> {
   const started = Date.now();
-  const { stream, size } = await openSource(archive, options.remote);
+  const source = await openSource(archive, options.remote);
+  const { size } = source;
+  const { stream, encryption } = await openArchive(source.stream, options.keys ?? NO_KEYS);
   const work = fs.mkdtempSync(path.join(options.tempDir ?? os.tmpdir(), "lds-verify-"));
   try {
     let total = 0;
@@ -48,7 +56,7 @@ export async function verify(archive: string, options: VerifyOptions = {}): Prom
       ...manifest.files.map((f) => ({ part: f.path, ok: true as const, detail: `sha256 ok (${f.size} bytes)` })),
       ...await runHeavy("checkExtractedSnapshot", work, manifest),
     ];
-    return { archive, size, manifest, compatibility: compatibility(manifest), checks, durationMs: Date.now() - started };
+    return { archive, size, encryption, warnings: keyInClearWarning(encryption), manifest, compatibility: compatibility(manifest), checks, durationMs: Date.now() - started };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

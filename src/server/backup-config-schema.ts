@@ -3,6 +3,7 @@ import path from "node:path";
 import type { BackupConfig } from "../ops/backup-config.js";
 import { destinationDrivers } from "../destinations/registry.js";
 import { LdsError } from "../errors.js";
+import { checkRecipients } from "../archive/age.js";
 
 /** JSON Schema of PUT /api/backup/config (docs/admin-api.md). The destination is told apart by its `type`. */
 const schema = {
@@ -29,6 +30,14 @@ const schema = {
       properties: { keep: { type: ["integer", "null"], minimum: 1, maximum: 100000 } },
     },
     compression: { enum: ["none", "gzip"] },
+    // age recipients (public keys): the server needs no secret to encrypt; only a restore needs an identity.
+    encryption: {
+      type: "object",
+      additionalProperties: false,
+      required: ["recipients"],
+      default: { recipients: [] },
+      properties: { recipients: { type: "array", maxItems: 32, items: { type: "string", minLength: 1, maxLength: 2048 } } },
+    },
   },
 };
 
@@ -63,6 +72,13 @@ export function parseBackupConfig(body: unknown): BackupConfigUpdate {
   const copy = structuredClone(body);
   if (!check(copy)) throw new LdsError("validation_error", describe(compiled!.errors![0]!), { hint: "See docs/admin-api.md for the configuration's shape." });
   const config = copy as unknown as BackupConfigUpdate;
+  if (config.encryption.recipients.length) {
+    try {
+      checkRecipients(config.encryption.recipients);
+    } catch (err) {
+      throw new LdsError("validation_error", `encryption.recipients: ${(err as Error).message}`, { hint: "Give age public keys (age1…); age-keygen -y IDENTITY prints the one of an identity." });
+    }
+  }
   const destination = config.destination;
   if (destination.type === "local" && typeof destination.path === "string" && !path.isAbsolute(destination.path)) {
     throw new LdsError("validation_error", "destination.path must be an absolute path.", { hint: "For example /var/backups/lds." });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -199,5 +200,46 @@ describe("the licence", () => {
     const response = await client(s.url).get("/v2/context?libraryId=/a/b");
     expect(response.status).toBe(403);
     expect(response.json.error).toBe("license_invalid");
+  });
+});
+
+describe("encrypted backups through the API (issue 15)", () => {
+  it("encrypt to the configured age recipients; without them the status warns that the key is in clear", async () => {
+    const { api, backups, dataDir } = await setup();
+    const work = tempDir("lds-age-keys-");
+    const identity = path.join(work, "identity.txt");
+    execFileSync("age-keygen", ["-o", identity], { stdio: "ignore" });
+    const recipient = execFileSync("age-keygen", ["-y", identity], { encoding: "utf8" }).trim();
+
+    expect((await api.put("/api/backup/config", config(backups))).json.encryption).toEqual({ recipients: [] });
+    expect((await api.post("/api/backup")).status).toBe(202);
+    const plain = await finished(api);
+    expect(plain.lastResult).toMatchObject({ ok: true, encryption: null });
+    expect(plain.lastResult.warnings).toEqual([
+      expect.objectContaining({ code: "archive_key_in_clear", hint: expect.stringContaining("encryption.recipients in the backup configuration") }),
+    ]);
+
+    const bad = await api.put("/api/backup/config", config(backups, { encryption: { recipients: ["age1oops"] } }));
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toContain('encryption.recipients: "age1oops" is not an age recipient.');
+    const saved = await api.put("/api/backup/config", config(backups, { encryption: { recipients: [recipient] } }));
+    expect(saved.status, saved.text).toBe(200);
+    expect((await api.get("/api/backup/config")).json.encryption).toEqual({ recipients: [recipient] });
+    // One second later at least, so that the archive names differ.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api.post("/api/backup")).status).toBe(202);
+    const encrypted = await eventually(async () => {
+      const status = (await api.get("/api/backup/status")).json;
+      return !status.running && status.lastResult?.archive?.endsWith(".tar.age") ? status : undefined;
+    });
+    expect(encrypted.lastResult).toMatchObject({ ok: true, encryption: "age (1 recipient)", warnings: [] });
+    const file = path.join(backups, encrypted.lastResult.archive);
+    const verified = await runCli("lds", ["verify", file, "--identity", identity, "--json"]);
+    expect(verified.exitCode, verified.stderr).toBe(0);
+    // The server validates a restore without identities: an encrypted archive is refused, never half-read.
+    const validate = await api.post("/api/restore/validate", { name: encrypted.lastResult.archive });
+    expect(validate.status).toBe(422);
+    expect(validate.json.error).toBe("archive_locked");
+    expect(fs.existsSync(path.join(dataDir, "lds.db"))).toBe(true);
   });
 });

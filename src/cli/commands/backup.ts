@@ -4,9 +4,12 @@ import { formatBytes } from "../../archive/read-archive.js";
 import { byteProgress } from "../progress.js";
 import { destinationFromArgs, type DestinationArgs } from "../destination-args.js";
 import { interruptSignal } from "../signals.js";
+import { encryptionFromArgs, type AgeArgs } from "../archive-keys.js";
+import { printWarnings, renderWarnings } from "../warnings.js";
 
-export async function run(argv: DestinationArgs & { to?: string; gzip: boolean; keep?: number; json: boolean }): Promise<number> {
+export async function run(argv: DestinationArgs & AgeArgs & { to?: string; gzip: boolean; keep?: number; json: boolean }): Promise<number> {
   const volume = dataVolume(resolveDataDir(argv.dataDir));
+  const encryption = encryptionFromArgs(argv);
   const destination = await destinationFromArgs(argv.to, argv);
   const interrupt = interruptSignal();
   const progress = byteProgress("Writing archive", !argv.json && process.stderr.isTTY === true);
@@ -16,16 +19,17 @@ export async function run(argv: DestinationArgs & { to?: string; gzip: boolean; 
       destination,
       gzip: argv.gzip,
       keep: argv.keep,
+      encryption,
       signal: interrupt.signal,
       onProgress: (p) => p.phase === "write" && progress.update(p.bytes, p.totalBytes),
     });
     progress.stop();
     if (argv.json) {
-      process.stdout.write(JSON.stringify({ path: result.location, ...result }) + "\n");
+      process.stdout.write(JSON.stringify({ path: result.location, ...result, warnings: renderWarnings(result.warnings) }) + "\n");
     } else {
       process.stdout.write(
         `Backup written: ${result.location}\n` +
-          `  ${formatBytes(result.size)}, sha256 ${result.sha256}\n` +
+          `  ${formatBytes(result.size)}, sha256 ${result.sha256}${result.encryption ? `, encrypted with ${result.encryption}` : ""}\n` +
           `  ${result.libraries} libraries, schema version ${result.schemaVersion}, ${(result.durationMs / 1000).toFixed(1)} s\n` +
           (result.partial.length ? `  Being indexed at snapshot time (re-indexed on restore): ${result.partial.join(", ")}\n` : "") +
           (result.pruned.length ? `  Retention removed: ${result.pruned.join(", ")}\n` : "") +
@@ -35,6 +39,7 @@ export async function run(argv: DestinationArgs & { to?: string; gzip: boolean; 
     if (result.incompleteError) {
       process.stderr.write(`Warning: the archive is safe, but leftovers of interrupted backups could not be removed: ${result.incompleteError} (see docs/destinations/s3.md, "Incomplete uploads").\n`);
     }
+    printWarnings(result.warnings);
     if (result.pruneError) process.stderr.write(`Warning: the archive is safe, but pruning old archives failed: ${result.pruneError}\n`);
     return 0;
   } finally {

@@ -10,9 +10,11 @@ import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { summaryLines } from "../summary.js";
+import { keysFromArgs, type AgeArgs } from "../archive-keys.js";
 
-export async function run(argv: DestinationArgs & { archive: string; yes: boolean; json: boolean }): Promise<number> {
+export async function run(argv: DestinationArgs & AgeArgs & { archive: string; yes: boolean; json: boolean }): Promise<number> {
   const dataDir = resolveDataDir(argv.dataDir);
+  const keys = keysFromArgs(argv);
   // Refuse up front rather than verify a large archive and then fail for want of a terminal.
   if (!argv.yes && !process.stdin.isTTY) {
     throw new LdsError("confirmation_required", "Restore needs confirmation, and there is no terminal to ask on.", {
@@ -26,6 +28,7 @@ export async function run(argv: DestinationArgs & { archive: string; yes: boolea
       dataDir,
       archive: argv.archive,
       download: await openRemoteArchive(argv.archive, argv),
+      keys,
       signal: interrupt.signal,
       onProgress: progress.update,
       confirm: async (manifest) => {

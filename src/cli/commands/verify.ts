@@ -4,23 +4,28 @@ import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { printSummary } from "../summary.js";
+import { keysFromArgs, type AgeArgs } from "../archive-keys.js";
+import { printWarnings, renderWarnings } from "../warnings.js";
 
-export async function run(argv: DestinationArgs & { archive: string; json: boolean }): Promise<number> {
+export async function run(argv: DestinationArgs & AgeArgs & { archive: string; json: boolean }): Promise<number> {
+  const keys = keysFromArgs(argv);
   const interrupt = interruptSignal();
   const progress = byteProgress("Verifying", !argv.json && process.stderr.isTTY === true);
   try {
     const remote = await openRemoteArchive(argv.archive, argv);
-    const result = await verify(argv.archive, { remote, signal: interrupt.signal, onProgress: progress.update });
+    const result = await verify(argv.archive, { remote, keys, signal: interrupt.signal, onProgress: progress.update });
     progress.stop();
     if (argv.json) {
       const { files, ...manifest } = result.manifest;
       process.stdout.write(
-        JSON.stringify({ ok: true, archive: result.archive, size: result.size, ...manifest, files, checks: result.checks, compatibility: result.compatibility, durationMs: result.durationMs }) + "\n",
+        JSON.stringify({ ok: true, archive: result.archive, size: result.size, encryption: result.encryption, ...manifest, files, checks: result.checks, compatibility: result.compatibility, warnings: renderWarnings(result.warnings), durationMs: result.durationMs }) + "\n",
       );
     } else {
       printSummary(result.archive, result.size, result.manifest, result.compatibility);
       for (const check of result.checks) process.stdout.write(`ok  ${check.part}: ${check.detail}\n`);
+      if (result.encryption) process.stdout.write(`ok  age encryption: header MAC and every chunk authenticated (${result.encryption.stanzas.join(", ")})\n`);
       process.stdout.write(`Archive OK (${(result.durationMs / 1000).toFixed(1)} s).\n`);
+      printWarnings(result.warnings);
     }
     return 0;
   } finally {

@@ -9,6 +9,8 @@ import { requireAdmin } from "../admin-session.js";
 import { parseBackupConfig } from "../backup-config-schema.js";
 import { driverOfKind } from "../../destinations/registry.js";
 import { parseRange } from "../range.js";
+import { renderHint } from "../../hints.js";
+import { SERVER_HINT_WORDS } from "../hint-words.js";
 
 export interface BackupRouteOptions {
   volume: OpenVolume;
@@ -26,7 +28,12 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
     return reply.status(202).send({ started: true, startedAt, statusUrl: "/api/backup/status" });
   });
 
-  app.get("/api/backup/status", async () => runner.status());
+  // Warnings carry neutral hints: worded here as the configuration's fields.
+  app.get("/api/backup/status", async () => {
+    const status = await runner.status();
+    const warnings = status.lastResult?.warnings?.map((w) => ({ ...w, hint: renderHint(w.hint, SERVER_HINT_WORDS) }));
+    return warnings ? { ...status, lastResult: { ...status.lastResult, warnings } } : status;
+  });
 
   app.get("/api/backups", async () => {
     const destination = await configuredDestination(await loadBackupConfig(store), dataDir, store);

@@ -1,0 +1,206 @@
+import { randomBytes } from "node:crypto";
+import { PassThrough, type Readable } from "node:stream";
+import { Decrypter, Encrypter } from "age-encryption";
+import { fileKeyCapture, scryptIdentity, scryptRecipient } from "./age-scrypt.js";
+import { decryptPayload, encryptPayload, payloadKey } from "./age-stream.js";
+import { LdsError } from "../errors.js";
+import { setting } from "../hints.js";
+import { archiveDamaged } from "./manifest.js";
+
+/**
+ * Encrypted archives in the age format (age-encryption.org/v1), so that the standard `age` CLI decrypts what LDS
+ * writes and LDS reads what `age` writes: an LDS archive, encrypted whole, streamed (no plaintext copy anywhere).
+ * To recipients (X25519 `age1…` public keys: backing up needs no secret, only a restore needs the identity) or
+ * with a passphrase (scrypt).
+ */
+export type ArchiveEncryption = { recipients: string[] } | { passphrase: string };
+
+/** What may open an encrypted archive: age identities (`AGE-SECRET-KEY-1…`) and passphrases. */
+export interface ArchiveKeys {
+  identities: string[];
+  passphrases: string[];
+}
+
+export const NO_KEYS: ArchiveKeys = { identities: [], passphrases: [] };
+
+const MAGIC = "age-encryption.org/v1\n";
+/** The longest header LDS reads before it must have found the end of the stanzas. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** How an archive is encrypted, from its header: the stanza types (the header names no recipient). */
+export interface AgeHeader {
+  format: "age";
+  stanzas: string[];
+}
+
+/** Check recipients before anything is written: a typo must fail the command, not the 3 a.m. backup. */
+export function checkRecipients(recipients: string[]): void {
+  if (recipients.length === 0) throw new LdsError("validation_error", "No age recipient given.", { hint: "Name at least one age1… public key (age-keygen -y identity.txt prints it)." });
+  for (const recipient of recipients) {
+    try {
+      new Encrypter().addRecipient(recipient);
+    } catch {
+      throw new LdsError("validation_error", `"${recipient.slice(0, 80)}" is not an age recipient.`, { hint: "A recipient is a public key such as age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p." });
+    }
+  }
+}
+
+/**
+ * The archive bytes, encrypted as they stream: the header is made by the age library (recipient stanzas and the
+ * header's MAC), the payload by Node's native cipher (age-stream.ts).
+ */
+export async function encryptArchive(plain: Readable, encryption: ArchiveEncryption): Promise<Readable> {
+  let fileKey: Uint8Array | undefined;
+  const encrypter = new Encrypter();
+  if ("passphrase" in encryption) encrypter.addRecipient(scryptRecipient(encryption.passphrase, (key) => (fileKey = key)));
+  else {
+    for (const recipient of encryption.recipients) encrypter.addRecipient(recipient);
+    encrypter.addRecipient(fileKeyCapture((key) => (fileKey = key)));
+  }
+  // An empty file is the header, the payload nonce (16 bytes) and one empty final chunk (its 16-byte tag).
+  const empty = await encrypter.encrypt(new Uint8Array(0));
+  const header = Buffer.from(empty.subarray(0, empty.length - 32));
+  const nonce = randomBytes(16);
+  const out = encryptPayload(payloadKey(fileKey!, nonce));
+  out.push(Buffer.concat([header, nonce]));
+  plain.on("error", (err) => out.destroy(err));
+  return plain.pipe(out);
+}
+
+/**
+ * An archive stream as the reader needs it: an age-encrypted one is decrypted with the keys given (its header's
+ * MAC checked first), anything else passes unchanged. Missing or wrong keys are `archive_locked`, naming the
+ * stanza types of the header; a damaged header or payload is `archive_corrupt`. Nothing is written either way.
+ */
+export async function openArchive(input: Readable, keys: ArchiveKeys): Promise<{ stream: Readable; encryption: AgeHeader | null }> {
+  const head = await readHead(input, MAX_HEADER_BYTES);
+  if (!head.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC))) {
+    if (head.length) input.unshift(head);
+    return { stream: input, encryption: null };
+  }
+  const header: AgeHeader = { format: "age", stanzas: stanzaTypes(head) };
+  const macLine = head.indexOf("\n--- ");
+  const headerEnd = macLine < 0 ? -1 : head.indexOf("\n", macLine + 1) + 1;
+  if (headerEnd <= 0 || head.length < headerEnd + 16) {
+    input.destroy();
+    throw archiveDamaged("its age header is incomplete or longer than 64 KiB");
+  }
+  if (keys.identities.length === 0 && keys.passphrases.length === 0) {
+    input.destroy();
+    throw locked(`The archive is encrypted with age (${describe(header)}), and no identity or passphrase was given`);
+  }
+  const decrypter = new Decrypter();
+  try {
+    for (const identity of keys.identities) decrypter.addIdentity(identity);
+  } catch {
+    input.destroy();
+    throw new LdsError("validation_error", "An identity file holds something that is not an age identity (AGE-SECRET-KEY-1…).", { hint: "Name the identity file age-keygen wrote." });
+  }
+  for (const passphrase of keys.passphrases) decrypter.addIdentity(scryptIdentity(passphrase));
+  let fileKey: Uint8Array;
+  try {
+    fileKey = await decrypter.decryptHeader(head.subarray(0, headerEnd));
+  } catch (err) {
+    input.destroy();
+    const message = (err as Error).message ?? String(err);
+    if (/no identity matched/.test(message)) throw locked(`None of the given identities or passphrases opens this age archive (${describe(header)})`);
+    if (/HMAC/i.test(message)) throw archiveDamaged("its age header fails its MAC (the header was altered, or belongs to another file)");
+    throw archiveDamaged(`its age header cannot be read (${message.replace(/\.$/, "")})`);
+  }
+  // The header and the payload nonce are consumed here; the rest is the payload.
+  const rest = head.subarray(headerEnd + 16);
+  if (rest.length) input.unshift(rest);
+  const plain = decryptPayload(payloadKey(fileKey, head.subarray(headerEnd, headerEnd + 16)));
+  const stream = new PassThrough();
+  plain.on("error", (err) => stream.destroy(archiveDamaged(`its age-encrypted payload does not decrypt (${err.message}: damaged or truncated)`)));
+  input.on("error", (err) => stream.destroy(err));
+  stream.on("close", () => input.destroy());
+  input.pipe(plain).pipe(stream);
+  return { stream, encryption: header };
+}
+
+/** The stanza types of an age header ("X25519", "scrypt", …), in order. */
+function stanzaTypes(head: Buffer): string[] {
+  const text = head.toString("latin1");
+  const end = text.indexOf("\n--- ");
+  return (end >= 0 ? text.slice(0, end) : text)
+    .split("\n")
+    .filter((line) => line.startsWith("-> "))
+    .map((line) => (line.slice(3).split(" ")[0] ?? "").replace(/[^\w.+-]/g, "?").slice(0, 40));
+}
+
+function describe(header: AgeHeader): string {
+  const counts = new Map<string, number>();
+  for (const type of header.stanzas) counts.set(type, (counts.get(type) ?? 0) + 1);
+  const list = [...counts].map(([type, n]) => (n > 1 ? `${n} ${type} stanzas` : `1 ${type} stanza`)).join(", ");
+  const kind = header.stanzas.includes("scrypt") ? "a passphrase" : `${header.stanzas.length} recipient${header.stanzas.length === 1 ? "" : "s"}`;
+  return `for ${kind}: ${list || "no stanza"}; an age header never names its recipients`;
+}
+
+function locked(what: string): LdsError {
+  return new LdsError("archive_locked", `${what}. Nothing was changed.`, {
+    hint: `Give the identity file that belongs to one of its recipients (${setting("ageIdentity")}), or the passphrase file of a passphrase-encrypted archive (${setting("agePassphrase")}).`,
+  });
+}
+
+/** Read the start of a stream: an age header and its payload nonce, or the first chunk of anything else. */
+async function readHead(input: Readable, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // The header ends with the "--- " MAC line; the magic alone tells a plain archive apart.
+  while (size < max) {
+    const chunk = await nextChunk(input);
+    if (chunk === null) break;
+    chunks.push(chunk);
+    size += chunk.length;
+    const sofar = Buffer.concat(chunks);
+    if (!sofar.subarray(0, Math.min(sofar.length, MAGIC.length)).equals(Buffer.from(MAGIC).subarray(0, Math.min(sofar.length, MAGIC.length)))) break;
+    const mac = sofar.indexOf("\n--- ");
+    const end = mac < 0 ? -1 : sofar.indexOf("\n", mac + 1);
+    if (end >= 0 && sofar.length >= end + 1 + 16) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+function nextChunk(input: Readable): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunk = input.read() as Buffer | null;
+    if (chunk !== null) return resolve(chunk);
+    if (input.readableEnded) return resolve(null);
+    const cleanup = () => {
+      input.off("readable", onReadable);
+      input.off("end", onEnd);
+      input.off("error", onError);
+    };
+    const onReadable = () => {
+      const next = input.read() as Buffer | null;
+      if (next === null) return;
+      cleanup();
+      resolve(next);
+    };
+    const onEnd = () => (cleanup(), resolve(null));
+    const onError = (err: Error) => (cleanup(), reject(err));
+    input.on("readable", onReadable);
+    input.on("end", onEnd);
+    input.on("error", onError);
+  });
+}
+
+/** A warning (not an error) that each shell words: what happened, and the setting that fixes it. */
+export interface ArchiveWarning {
+  code: "archive_key_in_clear";
+  message: string;
+  hint: string;
+}
+
+/** Every unencrypted archive holds key/secret.key as it is: say so wherever an archive is written or read. */
+export function keyInClearWarning(encryption: AgeHeader | ArchiveEncryption | null | undefined): ArchiveWarning[] {
+  if (encryption) return [];
+  return [
+    {
+      code: "archive_key_in_clear",
+      message: "This archive holds the volume key in clear; anyone who can read it can read your stored credentials (git and wiki tokens, S3 keys).",
+      hint: `Encrypt archives to an age recipient (${setting("encryptionRecipients")}); keep the identity offline, it is needed only to restore.`,
+    },
+  ];
+}
