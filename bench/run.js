@@ -48,12 +48,22 @@ for (const size of sizes) {
   const untar = path.join(work, "untar");
   const tarx = bench(["tar", "xf", archive, "-C", untar], () => fresh(untar));
 
+  // Encrypted with age to a recipient (issue 15): the same backup and restore, side by side (target ≤ 1.3x).
+  const keys = path.join(work, "age");
+  fresh(keys);
+  execFileSync("age-keygen", ["-o", path.join(keys, "identity.txt")], { stdio: "ignore" });
+  const recipient = execFileSync("age-keygen", ["-y", path.join(keys, "identity.txt")], { encoding: "utf8" }).trim();
+  const ageOut = path.join(work, "out-age");
+  const backupAge = bench(lds("backup", "--data-dir", volume, "--to", ageOut, "--age-recipient", recipient), () => fresh(ageOut));
+  const ageArchive = path.join(ageOut, fs.readdirSync(ageOut)[0]);
+  const restoreAge = bench(lds("restore", ageArchive, "--data-dir", target, "--yes", "--identity", path.join(keys, "identity.txt")), () => fresh(target));
+
   const gzOut = path.join(work, "out-gz");
   const backupGz = bench(lds("backup", "--data-dir", volume, "--to", gzOut, "--gzip"), () => fresh(gzOut));
   const gzBytes = dirBytes(gzOut);
 
   const mibps = (bytes, s) => (bytes / 1048576 / s).toFixed(0);
-  rows.push({ size, volumeBytes, archiveBytes, gzBytes, backup, baseline, verify, sha, restore, tarx, backupGz, mibps });
+  rows.push({ size, volumeBytes, archiveBytes, gzBytes, backup, baseline, verify, sha, restore, tarx, backupGz, backupAge, restoreAge, mibps });
   const ratio = (a, b) => (a.seconds / b.seconds).toFixed(2);
   console.log(`\n## ${size} GiB volume (${(volumeBytes / 1048576).toFixed(0)} MiB on disk, archive ${(archiveBytes / 1048576).toFixed(0)} MiB, gzip ${(gzBytes / 1048576).toFixed(0)} MiB), median of ${runs}\n`);
   console.log("| operation | LDS (s) | baseline (s) | LDS / baseline | target | LDS peak RSS (MiB) |");
@@ -61,6 +71,8 @@ for (const size of sizes) {
   console.log(`| backup vs sqlite3 .backup + tar cf + sha256sum | ${backup.seconds} | ${baseline.seconds} | ${ratio(backup, baseline)} | ≤ 1.25 | ${backup.rssMiB.toFixed(0)} |`);
   console.log(`| verify vs sha256sum (${mibps(archiveBytes, verify.seconds)} vs ${mibps(archiveBytes, sha.seconds)} MiB/s) | ${verify.seconds} | ${sha.seconds} | ${(sha.seconds / verify.seconds * 100).toFixed(0)}% of SHA-256 speed | ≥ 90% | ${verify.rssMiB.toFixed(0)} |`);
   console.log(`| restore vs tar xf | ${restore.seconds} | ${tarx.seconds} | ${ratio(restore, tarx)} | ≤ 1.25 | ${restore.rssMiB.toFixed(0)} |`);
+  console.log(`| backup encrypted (age, 1 recipient) vs plain backup | ${backupAge.seconds} | ${backup.seconds} | ${ratio(backupAge, backup)} | ≤ 1.3 | ${backupAge.rssMiB.toFixed(0)} |`);
+  console.log(`| restore of the encrypted archive vs plain restore | ${restoreAge.seconds} | ${restore.seconds} | ${ratio(restoreAge, restore)} | ≤ 1.3 | ${restoreAge.rssMiB.toFixed(0)} |`);
   console.log(`| backup --gzip (level 1) vs plain backup | ${backupGz.seconds} | ${backup.seconds} | ${ratio(backupGz, backup)} | (informative) | ${backupGz.rssMiB.toFixed(0)} |`);
 }
 fs.mkdirSync(path.join(here, "results"), { recursive: true });
