@@ -161,6 +161,16 @@ function commands(cli: Argv, entry: Entry): Argv {
         )
         .demandCommand(1, "Name a subcommand: lds connections add-wiki|add-git."),
     )
+    .command("secrets", "Manage the key that seals stored secrets", (y) =>
+      y
+        .command(
+          "rotate-key",
+          "Replace secret.key with a new key and re-seal every stored secret with it (server stopped; the old key is kept)",
+          (c) => c.option("data-dir", dataDirOption).option("json", json),
+          lazy(() => import("./commands/secrets.js")),
+        )
+        .demandCommand(1, "Name a subcommand: lds secrets rotate-key."),
+    )
     .command("keys", "Manage API keys", (y) =>
       y
         .command("create", "Create an API key for a user (shown once)", (c) => c.option("email", { type: "string", demandOption: true }).option("name", { type: "string" }).option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/keys.js")))

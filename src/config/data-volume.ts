@@ -6,6 +6,8 @@ export interface DataVolume {
   db: string;
   vectors: string;
   key: string;
+  /** A new key being put in place by a key rotation (ops/rotate-key.ts); finished or dropped when the volume opens. */
+  keyNext: string;
   serverLock: string;
   backupLock: string;
   backups: string;
@@ -29,6 +31,7 @@ export function dataVolume(root: string): DataVolume {
     db: at("lds.db"),
     vectors: at("vectors.db"),
     key: at("secret.key"),
+    keyNext: at("secret.key.new"),
     serverLock: at("server.lock"),
     backupLock: at("backup.lock"),
     backups: at("backups"),

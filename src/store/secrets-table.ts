@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { seal, unseal } from "../secrets/seal.js";
 import { setSetting } from "./settings.js";
+import { FINGERPRINT_SETTING } from "./key-match.js";
 
 /** Sealed secrets by name. The name is bound into the seal, so a value cannot be moved to another name. */
 export function putSecret(db: Database.Database, key: Buffer, name: string, value: string): void {
@@ -25,6 +26,28 @@ export function countSecrets(db: Database.Database): number {
 
 export function deleteSecret(db: Database.Database, name: string): void {
   db.prepare("DELETE FROM secrets WHERE name = ?").run(name);
+}
+
+/**
+ * Re-seal every stored secret with `newKey` and record its fingerprint, in one transaction written with
+ * synchronous=FULL (durable before the caller puts the new key file in place): the database is sealed wholly with
+ * the old key or wholly with the new one. Returns how many secrets were re-sealed.
+ */
+export function resealSecrets(db: Database.Database, oldKey: Buffer, newKey: Buffer, newFingerprint: string): number {
+  const rows = db.prepare("SELECT name, sealed FROM secrets").all() as Array<{ name: string; sealed: string }>;
+  const update = db.prepare("UPDATE secrets SET sealed = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE name = ?");
+  const previous = db.pragma("synchronous", { simple: true });
+  db.pragma("synchronous = FULL");
+  try {
+    db.transaction(() => {
+      // Every secret is unsealed first: one that fails (tampered) aborts the rotation before anything changes.
+      for (const row of rows) update.run(seal(newKey, unseal(oldKey, row.sealed, row.name), row.name), row.name);
+      setSetting(db, FINGERPRINT_SETTING, newFingerprint);
+    })();
+  } finally {
+    db.pragma(`synchronous = ${previous}`);
+  }
+  return rows.length;
 }
 
 /**

@@ -120,6 +120,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       secret: sealed(secrets.getSecret),
       hasSecret: on(secrets.hasSecret),
       saveWithSecrets: sealed(secrets.saveSettingWithSecrets),
+      resealSecrets: sealed(secrets.resealSecrets),
     },
     audit: {
       record: on(audit.recordAudit),

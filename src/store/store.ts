@@ -159,6 +159,8 @@ export interface SettingStore {
   hasSecret(name: string): Promise<boolean>;
   /** A setting and its secrets, all or nothing: a secret given is sealed, "" removes it, undefined keeps it. */
   saveWithSecrets(key: string, value: string, secrets: Array<{ name: string; value: string | undefined }>): Promise<void>;
+  /** Key rotation: every secret re-sealed with `newKey`, and its fingerprint recorded, all or nothing and durable. */
+  resealSecrets(newKey: Buffer, newFingerprint: string): Promise<number>;
 }
 
 export interface UsageStore {

@@ -9,6 +9,7 @@ import { countSecrets } from "../store/secrets-table.js";
 import { hasAnySnippet } from "../store/snippets.js";
 import { exists } from "../util/files.js";
 import { openStore } from "../store/open-store.js";
+import { finishKeyRotation } from "./key-rotation.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import { getSetting, setSetting } from "../store/settings.js";
@@ -48,6 +49,8 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
   const db = openStore(volume.db);
   let vectors: VectorIndex | undefined;
   try {
+    // A key rotation cut short by a crash is finished (or dropped) before the key is read.
+    finishKeyRotation(volume, db);
     const key = loadOrCreateKey(volume.key, countSecrets(db) > 0);
     checkKeyBelongs(db, key, volume);
     vectors = openVectorIndex(volume.vectors, embedder);

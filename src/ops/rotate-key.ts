@@ -1,0 +1,85 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { dataVolume, fileTimestamp } from "../config/data-volume.js";
+import { LdsError, fromSystemError } from "../errors.js";
+import { setting } from "../hints.js";
+import { keyFingerprint } from "../secrets/key-file.js";
+import { failpoint } from "../util/failpoint.js";
+import { exists, fsyncDirectory } from "../util/files.js";
+import { openVolume } from "../volume/open-volume.js";
+import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
+
+export interface KeyRotation {
+  /** Where the previous key is kept (never deleted): archives made before carry it anyway. */
+  oldKeyFile: string;
+  resealed: number;
+  fingerprint: string;
+}
+
+/**
+ * Replace secret.key with a new random key and re-seal every stored secret with it, with the server stopped (the
+ * volume's exclusive lock; commands using the volume are refused). The steps, each survivable by a crash:
+ * 1. the new key is written to secret.key.new (fsynced); 2. the old key is copied to secret.key.old-<time>;
+ * 3. one durable transaction re-seals every secret and records the new key's fingerprint; 4. secret.key.new is
+ * renamed over secret.key. Opening the volume finishes an interrupted rotation (volume/key-rotation.ts): after a
+ * crash before step 3 commits the old key stays, after it the new one takes its place.
+ */
+export async function rotateKey(dataDir: string): Promise<KeyRotation> {
+  const volume = dataVolume(dataDir);
+  if (!exists(volume.db)) {
+    throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (lds.db).`, { hint: `Point ${setting("dataDir")} at the server's data volume.` });
+  }
+  const lock = lockVolumeExclusive(volume, "key rotation");
+  refuseWhileInUse(volume, lock);
+  try {
+    const opened = openVolume(volume.root);
+    try {
+      const newKey = randomBytes(32);
+      writeDurably(volume.keyNext, newKey);
+      failpoint("rotate-key-new-written");
+      const oldKeyFile = `${volume.key}.old-${fileTimestamp()}`;
+      try {
+        fs.copyFileSync(volume.key, oldKeyFile, fs.constants.COPYFILE_EXCL);
+        fs.chmodSync(oldKeyFile, 0o600);
+        const fd = fs.openSync(oldKeyFile, "r");
+        fs.fsyncSync(fd);
+        fs.closeSync(fd);
+        fsyncDirectory(volume.root);
+      } catch (err) {
+        throw fromSystemError(err, oldKeyFile);
+      }
+      failpoint("rotate-key-old-kept");
+      const fingerprint = keyFingerprint(newKey);
+      const resealed = await opened.store.settings.resealSecrets(newKey, fingerprint);
+      failpoint("rotate-key-resealed");
+      try {
+        fs.renameSync(volume.keyNext, volume.key);
+        fsyncDirectory(volume.root);
+      } catch (err) {
+        throw fromSystemError(err, volume.key);
+      }
+      failpoint("rotate-key-in-place");
+      return { oldKeyFile, resealed, fingerprint };
+    } finally {
+      opened.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+function writeDurably(file: string, bytes: Buffer): void {
+  try {
+    const fd = fs.openSync(file, "wx", 0o600);
+    try {
+      fs.writeSync(fd, bytes);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fsyncDirectory(path.dirname(file));
+  } catch (err) {
+    throw fromSystemError(err, file);
+  }
+}
