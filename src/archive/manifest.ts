@@ -5,7 +5,8 @@ import { LdsError } from "../errors.js";
 export const MAX_FILE_BYTES = 2 ** 42;
 
 /** Archive format version this code writes; readers refuse a newer one. See docs/archive-format.md. */
-export const FORMAT_VERSION = 1;
+/** 2 (LDS 0.5) adds `canaries`; 1 is still read. */
+export const FORMAT_VERSION = 2;
 export const FORMAT_NAME = "lds-backup";
 export const MANIFEST_PATH = "manifest.json";
 /** A manifest larger than this is refused before it is parsed: it cannot be ours (1 MiB holds ~5,000 libraries). */
@@ -42,6 +43,15 @@ export interface Manifest {
   /** Libraries that were being indexed when the snapshot was taken; restore queues them for re-indexing. */
   partial: string[];
   files: ManifestFile[];
+  /** Queries with their best answers at backup time, rerun by a restore drill (format 2; absent in format 1). */
+  canaries?: Canary[];
+}
+
+export interface Canary {
+  libraryId: string;
+  query: string;
+  /** Snippet ids of the best BM25 answers, best first. */
+  top: number[];
 }
 
 /** The first check reads only what every format version shares, so a newer format gets "upgrade", not "corrupt". */
@@ -60,7 +70,7 @@ const manifestSchema = {
   required: ["format", "formatVersion", "appVersion", "schemaVersion", "createdAt", "libraries", "partial", "files"],
   properties: {
     format: { const: FORMAT_NAME },
-    formatVersion: { const: FORMAT_VERSION },
+    formatVersion: { enum: [1, FORMAT_VERSION] },
     appVersion: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+(?:[-+][0-9A-Za-z.+-]{1,64})?$" },
     schemaVersion: { type: "integer", minimum: 0 },
     createdAt: { type: "string", format: "date-time", maxLength: 40 },
@@ -79,6 +89,20 @@ const manifestSchema = {
       },
     },
     partial: { type: "array", items: { type: "string", maxLength: 512 }, uniqueItems: true },
+    canaries: {
+      type: "array",
+      maxItems: 20000,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["libraryId", "query", "top"],
+        properties: {
+          libraryId: { type: "string", maxLength: 512 },
+          query: { type: "string", maxLength: 2048 },
+          top: { type: "array", maxItems: 100, items: { type: "integer", minimum: 0 } },
+        },
+      },
+    },
     files: {
       type: "array",
       minItems: 3,

@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import * as tar from "tar";
 import { hashFile } from "../util/files.js";
 import { APP_VERSION } from "../version.js";
-import { ARCHIVE_FILES, FORMAT_NAME, FORMAT_VERSION, MANIFEST_PATH, type Manifest, type ManifestFile, type ManifestLibrary } from "./manifest.js";
+import { ARCHIVE_FILES, FORMAT_NAME, FORMAT_VERSION, MANIFEST_PATH, type Canary, type Manifest, type ManifestFile, type ManifestLibrary } from "./manifest.js";
 
 /** Hash the snapshot's files and write manifest.json beside them. */
 /** A snapshot staged for archiving (snapshot/ makes one): the files laid out as in the archive, and what they hold. */
@@ -14,6 +14,7 @@ export interface StagedSnapshot {
   schemaVersion: number;
   libraries: ManifestLibrary[];
   partial: string[];
+  canaries: Canary[];
 }
 
 export async function writeManifest(snapshot: StagedSnapshot, createdAt: Date, appVersion = APP_VERSION): Promise<Manifest> {
@@ -30,6 +31,7 @@ export async function writeManifest(snapshot: StagedSnapshot, createdAt: Date, a
     libraries: snapshot.libraries,
     partial: snapshot.partial,
     files,
+    canaries: snapshot.canaries,
   };
   fs.writeFileSync(path.join(snapshot.dir, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n", { mode: 0o600 });
   return manifest;

@@ -265,7 +265,15 @@ function commands(cli: Argv, entry: Entry): Argv {
     .command(
       "verify <archive>",
       "Check an archive completely: structure, checksums, databases, key (a file or s3://…/<name>)",
-      (y) => identityOptions(destinationOptions(y.positional("archive", { type: "string", demandOption: true }).option("json", json))),
+      (y) =>
+        identityOptions(
+          destinationOptions(
+            y
+              .positional("archive", { type: "string", demandOption: true })
+              .option("restore-test", { type: "boolean", default: false, describe: "Also restore it into a temporary volume and compare it with what was backed up (a restore drill)" })
+              .option("json", json),
+          ),
+        ),
       lazy(() => import("./commands/verify.js")),
     )
     .command(

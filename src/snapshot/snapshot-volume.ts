@@ -10,6 +10,7 @@ import { schemaVersion } from "../store/migrate.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
 import { keyMismatch } from "../store/key-match.js";
 import { librariesOfSnapshot } from "../store/manifest-view.js";
+import { canariesOf } from "./canaries.js";
 
 
 /**
@@ -79,7 +80,7 @@ export function describeSnapshot(dbFile: string): Omit<StagedSnapshot, "dir"> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
     const version = schemaVersion(db);
-    return { schemaVersion: version, ...librariesOfSnapshot(db) };
+    return { schemaVersion: version, ...librariesOfSnapshot(db), canaries: canariesOf(db) };
   } finally {
     db.close();
   }

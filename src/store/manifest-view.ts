@@ -30,3 +30,37 @@ export function librariesOfSnapshot(db: Database.Database): { libraries: Manifes
     .all() as string[];
   return { libraries, partial };
 }
+
+/** Snippet counts per library (all versions), as the manifest counts them: a restore drill compares the two. */
+export function snippetCountsOfSnapshot(db: Database.Database): Map<string, number> {
+  const rows = db.prepare("SELECT library_id AS id, count(*) AS n FROM snippets GROUP BY library_id").all() as Array<{ id: string; n: number }>;
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+/**
+ * Titles of up to `per` snippets of the current content of up to `libraries` libraries (spread over them, and over
+ * each library's snippets): a drill's canary queries.
+ */
+export function canaryTitles(db: Database.Database, per: number, libraries: number): Array<{ libraryId: string; titles: string[] }> {
+  const hasLibraries = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'libraries'").get();
+  if (!hasLibraries) return [];
+  const all = db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all() as string[];
+  const every = Math.max(1, Math.ceil(all.length / libraries));
+  const ids = all.filter((_, i) => i % every === 0);
+  const titles = db.prepare("SELECT title FROM snippets WHERE library_id = ? AND version = '' AND length(title) >= 3 ORDER BY id");
+  return ids.map((libraryId) => {
+    const all = titles.pluck().all(libraryId) as string[];
+    const step = Math.max(1, Math.floor(all.length / per));
+    return { libraryId, titles: [...new Set(all.filter((_, i) => i % step === 0))].slice(0, per) };
+  });
+}
+
+/** FTS5's own consistency check of the full-text index against the snippets; throws when they disagree. */
+export function checkFullTextIndex(db: Database.Database): void {
+  db.prepare("INSERT INTO snippets_fts(snippets_fts) VALUES ('integrity-check')").run();
+}
+
+/** How many snippets there are, all libraries and versions. */
+export function snippetTotal(db: Database.Database): number {
+  return db.prepare("SELECT count(*) FROM snippets").pluck().get() as number;
+}

@@ -64,3 +64,8 @@ export function saveSettingWithSecrets(db: Database.Database, key: Buffer, setti
     }
   })();
 }
+
+/** Every sealed secret as stored (name and seal), for checks that each one unseals. */
+export function sealedSecrets(db: Database.Database): Array<{ name: string; sealed: string }> {
+  return db.prepare("SELECT name, sealed FROM secrets ORDER BY name").all() as Array<{ name: string; sealed: string }>;
+}

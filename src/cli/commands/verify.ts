@@ -4,11 +4,14 @@ import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { printSummary } from "../summary.js";
+import { restoreDrill } from "../../ops/restore-drill.js";
+import type { ArchiveKeys } from "../../archive/age.js";
 import { keysFromArgs, type AgeArgs } from "../archive-keys.js";
 import { printWarnings, renderWarnings } from "../warnings.js";
 
-export async function run(argv: DestinationArgs & AgeArgs & { archive: string; json: boolean }): Promise<number> {
+export async function run(argv: DestinationArgs & AgeArgs & { archive: string; json: boolean; restoreTest: boolean }): Promise<number> {
   const keys = keysFromArgs(argv);
+  if (argv.restoreTest) return drill(argv, keys);
   const interrupt = interruptSignal();
   const progress = byteProgress("Verifying", !argv.json && process.stderr.isTTY === true);
   try {
@@ -30,6 +33,24 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; j
     return 0;
   } finally {
     progress.stop();
+    interrupt.dispose();
+  }
+}
+
+/** `lds verify --restore-test`: the restore drill (ops/restore-drill.ts), printed as verify prints its checks. */
+async function drill(argv: DestinationArgs & { archive: string; json: boolean }, keys: ArchiveKeys): Promise<number> {
+  const interrupt = interruptSignal();
+  try {
+    const remote = await openRemoteArchive(argv.archive, argv);
+    const result = await restoreDrill(argv.archive, { remote, keys, signal: interrupt.signal });
+    if (argv.json) {
+      process.stdout.write(JSON.stringify({ ok: true, archive: result.archive, restoreTest: true, createdAt: result.manifest.createdAt, checks: result.checks, durationMs: result.durationMs }) + "\n");
+    } else {
+      for (const check of result.checks) process.stdout.write(`ok  ${check.part}: ${check.detail}\n`);
+      process.stdout.write(`Restore drill passed (${(result.durationMs / 1000).toFixed(1)} s): the archive restores to what was backed up.\n`);
+    }
+    return 0;
+  } finally {
     interrupt.dispose();
   }
 }
