@@ -188,7 +188,7 @@ function nextChunk(input: Readable): Promise<Buffer | null> {
 
 /** A warning (not an error) that each shell words: what happened, and the setting that fixes it. */
 export interface ArchiveWarning {
-  code: "archive_key_in_clear";
+  code: "archive_key_in_clear" | "restore_drill_failed";
   message: string;
   hint: string;
 }

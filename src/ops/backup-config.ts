@@ -15,6 +15,8 @@ export interface BackupConfig {
   compression: "none" | "gzip";
   /** Encrypt archives with age to these recipients (public keys); empty: archives hold the volume key in clear. */
   encryption: { recipients: string[] };
+  /** Restore drills run by the server: after every backup, daily (04:30) on the newest archive, or never. */
+  drill: { schedule: "off" | "after-backup" | "daily" };
 }
 /** `{type: "local", path}`, `{type: "s3", bucket, region, …}`: the fields its driver declares (docs/admin-api.md). */
 export interface DestinationConfig {
@@ -36,6 +38,7 @@ export const DEFAULT_BACKUP_CONFIG: BackupConfig = {
   retention: { keep: null },
   compression: "none",
   encryption: { recipients: [] },
+  drill: { schedule: "off" },
 };
 
 const SETTING = "backup.config";

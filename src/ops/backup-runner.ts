@@ -5,6 +5,10 @@ import { dataVolume } from "../config/data-volume.js";
 import { isLdsError, LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { ArchiveWarning } from "../archive/age.js";
+import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./scheduled-drill.js";
+
+/** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
+const DAILY_DRILL = "30 4 * * *";
 import { lockBackup } from "../volume/volume-locks.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
@@ -40,6 +44,11 @@ export interface BackupStatus {
   nextRun: string | null;
   lastResult: LastResult | null;
   lastSkipped: { at: string; reason: string } | null;
+  /** The last restore drill the server ran (backup config `drill.schedule`), and when the daily one runs next. */
+  lastDrill: DrillRecord | null;
+  nextDrill: string | null;
+  /** What needs action now (a failed restore drill). */
+  warnings: ArchiveWarning[];
 }
 
 export interface BackupRunner {
@@ -48,6 +57,8 @@ export interface BackupRunner {
   status(): Promise<BackupStatus>;
   /** Re-read the schedule from the stored configuration: a change takes effect without a restart. */
   reschedule(): Promise<void>;
+  /** Run the drill of the newest archive now (what the daily schedule does). */
+  drillNewest(): Promise<void>;
   /** Resolves when the running backup (if any) has finished. */
   idle(): Promise<void>;
   /** Stop the schedule and interrupt a running backup, waiting for its cleanup. */
@@ -62,6 +73,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   const { dataDir, store, logger } = options;
   let running: { controller: AbortController; promise: Promise<void>; progress: NonNullable<BackupStatus["progress"]> } | null = null;
   let cron: Cron | null = null;
+  let drillCron: Cron | null = null;
   const readJson = async <T>(name: string): Promise<T | null> => {
     const value = await store.settings.get(name);
     return value ? (JSON.parse(value) as T) : null;
@@ -94,6 +106,10 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
         });
         await record(success(trigger, startedAt, result));
         logger.info({ archive: result.name, size: result.size, durationMs: result.durationMs, trigger }, "backup finished");
+        if (config.drill.schedule === "after-backup") {
+          progress.phase = "restore drill";
+          await drillArchive(store, logger, dataDir, destination, result.name);
+        }
       } catch (err) {
         lock.release();
         const error = isLdsError(err) ? { code: err.code, message: err.message } : { code: "internal_error", message: (err as Error).message };
@@ -126,8 +142,26 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
     const config = await loadBackupConfig(store);
     cron?.stop();
     cron = null;
+    drillCron?.stop();
+    drillCron = null;
     const expression = scheduleCron(config);
     if (expression) cron = new Cron(expression, { timezone: config.schedule.timezone, protect: true }, () => void onSchedule());
+    if (config.drill.schedule === "daily") drillCron = new Cron(DAILY_DRILL, { timezone: config.schedule.timezone, protect: true }, () => void drillNewest());
+  }
+
+  /** The daily drill: the newest archive at the destination, unless a backup runs (it drills its own archive). */
+  async function drillNewest(): Promise<void> {
+    if (running) return;
+    try {
+      const config = await loadBackupConfig(store);
+      const destination = await configuredDestination(config, dataDir, store);
+      for await (const newest of destination.list()) {
+        await drillArchive(store, logger, dataDir, destination, newest.name);
+        return;
+      }
+    } catch (err) {
+      logger.error({ err: String(err) }, "the daily restore drill could not start");
+    }
   }
 
   await reschedule();
@@ -140,12 +174,17 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
       nextRun: cron?.nextRun()?.toISOString() ?? null,
       lastResult: await readJson<LastResult>(LAST_RESULT),
       lastSkipped: await readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
+      lastDrill: await readJson<DrillRecord>(LAST_DRILL),
+      nextDrill: drillCron?.nextRun()?.toISOString() ?? null,
+      warnings: drillWarnings(await readJson<DrillRecord>(LAST_DRILL)),
     }),
+    drillNewest,
     async idle() {
       await running?.promise;
     },
     async close() {
       cron?.stop();
+      drillCron?.stop();
       if (running) {
         running.controller.abort();
         await running.promise;

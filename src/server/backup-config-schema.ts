@@ -38,6 +38,13 @@ const schema = {
       default: { recipients: [] },
       properties: { recipients: { type: "array", maxItems: 32, items: { type: "string", minLength: 1, maxLength: 2048 } } },
     },
+    drill: {
+      type: "object",
+      additionalProperties: false,
+      required: ["schedule"],
+      default: { schedule: "off" },
+      properties: { schedule: { enum: ["off", "after-backup", "daily"] } },
+    },
   },
 };
 

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { FORMAT_VERSION } from "../../src/archive/manifest.js";
 import { makeArchive } from "../helpers/archives.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
@@ -14,11 +15,11 @@ describe("lds inspect", () => {
     const result = await runCli("lds", ["inspect", head]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Created: +\d{4}-\d\d-\d\dT/m);
-    expect(result.stdout).toMatch(/App version: +\d+\.\d+\.\d+ \(format 1, schema \d+\)/);
+    expect(result.stdout).toMatch(new RegExp(`App version: +\\d+\\.\\d+\\.\\d+ \\(format ${FORMAT_VERSION}, schema \\d+\\)`));
     expect(result.stdout).toContain("/acme/widgets  finalized, 4 snippets (partial)");
     expect(result.stdout).toContain("Restorable:     yes");
     const json = JSON.parse((await runCli("lds", ["inspect", head, "--json"])).stdout);
-    expect(json).toMatchObject({ format: "lds-backup", formatVersion: 1, partial: ["/acme/widgets"] });
+    expect(json).toMatchObject({ format: "lds-backup", formatVersion: FORMAT_VERSION, partial: ["/acme/widgets"] });
     expect(json.files).toBeUndefined();
 
     expect((await runCli("lds", ["verify", head])).exitCode).toBe(3);

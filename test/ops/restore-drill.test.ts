@@ -1,12 +1,10 @@
-import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { seedVolume } from "../helpers/volume.js";
+import { alteredCopy } from "../helpers/altered-archive.js";
 
 /** A backup of a seeded volume, and a copy of it whose database is changed by `alter` with valid checksums. */
 async function archives(alter: (db: Database.Database) => void) {
@@ -18,19 +16,8 @@ async function archives(alter: (db: Database.Database) => void) {
   const good = path.join(out, JSON.parse(made.stdout).name);
 
   // Altered "consistently": the database changed, then every checksum in the manifest made to match it again.
-  const work = tempDir("lds-drill-edit-");
-  execFileSync("tar", ["xf", good, "-C", work]);
-  const db = new Database(path.join(work, "db/lds.db"));
-  alter(db);
-  db.close();
-  const manifest = JSON.parse(fs.readFileSync(path.join(work, "manifest.json"), "utf8"));
-  for (const file of manifest.files) {
-    const bytes = fs.readFileSync(path.join(work, file.path));
-    Object.assign(file, { size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
-  }
-  fs.writeFileSync(path.join(work, "manifest.json"), JSON.stringify(manifest, null, 2));
   const altered = path.join(out, "altered.tar");
-  execFileSync("tar", ["cf", altered, "-C", work, "manifest.json", "db/lds.db", "vectors/vectors.db", "key/secret.key"]);
+  const { manifest } = alteredCopy(good, altered, alter);
   return { good, altered, manifest };
 }
 

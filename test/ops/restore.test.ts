@@ -4,6 +4,7 @@ import { execa } from "execa";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { FORMAT_VERSION } from "../../src/archive/manifest.js";
 import { loadVectorExtension } from "../../src/vectors/vector-index.js";
 import { makeArchive, refreshChecksums, repack } from "../helpers/archives.js";
 import { BIN, ROOT, runCli, spawnCli } from "../helpers/cli.js";
@@ -66,7 +67,7 @@ describe("lds-restore", () => {
 
   it.each([
     ["app version", (m: Record<string, any>) => (m.appVersion = "99.0.0"), /made by LDS 99.0.0/],
-    ["format version", (m: Record<string, any>) => (m.formatVersion = 2), /format version 2/],
+    ["format version", (m: Record<string, any>) => (m.formatVersion = FORMAT_VERSION + 1), new RegExp(`format version ${FORMAT_VERSION + 1}`)],
     ["schema version", (m: Record<string, any>) => (m.schemaVersion = LATEST_SCHEMA_VERSION + 1), /schema version/],
   ])("rule 3: refuses an archive with a newer %s and says to upgrade first", async (_label, change, message) => {
     const { archive, dataDir } = await scenario();

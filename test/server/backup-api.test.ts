@@ -9,6 +9,7 @@ import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { addBallast, seedVolume } from "../helpers/volume.js";
+import { alteredCopy } from "../helpers/altered-archive.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -241,5 +242,34 @@ describe("encrypted backups through the API (issue 15)", () => {
     expect(validate.status).toBe(422);
     expect(validate.json.error).toBe("archive_locked");
     expect(fs.existsSync(path.join(dataDir, "lds.db"))).toBe(true);
+  });
+});
+
+describe("restore drills run by the server (issue 15)", () => {
+  it("drill each new archive when configured, and a failed drill of the newest one is a warning in the status", async () => {
+    const { api, backups } = await setup();
+    expect((await api.put("/api/backup/config", config(backups, { drill: { schedule: "after-backup" } }))).status).toBe(200);
+    expect((await api.post("/api/backup")).status).toBe(202);
+    const drilled = await eventually(async () => {
+      const status = (await api.get("/api/backup/status")).json;
+      return status.lastDrill && !status.running ? status : undefined;
+    }, 60_000);
+    expect(drilled.lastDrill).toMatchObject({ ok: true, archive: drilled.lastResult.archive });
+    expect(drilled.lastDrill.checks.map((c: { part: string }) => c.part)).toContain("canary queries");
+    expect(drilled.warnings).toEqual([]);
+
+    // A newer archive, damaged with valid checksums (one snippet gone): only a drill can tell.
+    const newer = drilled.lastResult.archive.replace(/\d{8}T\d{6}Z/, "29991231T235959Z");
+    alteredCopy(path.join(backups, drilled.lastResult.archive), path.join(backups, newer), (db) =>
+      db.prepare("DELETE FROM snippets WHERE id = (SELECT max(id) FROM snippets)").run(),
+    );
+    expect((await api.post("/api/backup/drill")).status).toBe(202);
+    const failed = await eventually(async () => {
+      const status = (await api.get("/api/backup/status")).json;
+      return status.lastDrill?.archive === newer ? status : undefined;
+    }, 60_000);
+    expect(failed.lastDrill).toMatchObject({ ok: false, error: { code: "archive_corrupt" } });
+    expect(failed.lastDrill.error.message).toMatch(/the restore drill found that \/acme\/\w+ holds 2 snippets, the manifest recorded 3/);
+    expect(failed.warnings).toEqual([expect.objectContaining({ code: "restore_drill_failed", message: expect.stringContaining(newer) })]);
   });
 });

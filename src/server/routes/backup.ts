@@ -31,8 +31,15 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   // Warnings carry neutral hints: worded here as the configuration's fields.
   app.get("/api/backup/status", async () => {
     const status = await runner.status();
-    const warnings = status.lastResult?.warnings?.map((w) => ({ ...w, hint: renderHint(w.hint, SERVER_HINT_WORDS) }));
-    return warnings ? { ...status, lastResult: { ...status.lastResult, warnings } } : status;
+    const words = <T extends { hint: string }>(list: T[]) => list.map((w) => ({ ...w, hint: renderHint(w.hint, SERVER_HINT_WORDS) }));
+    const lastResult = status.lastResult?.warnings ? { ...status.lastResult, warnings: words(status.lastResult.warnings) } : status.lastResult;
+    return { ...status, lastResult, warnings: words(status.warnings) };
+  });
+
+  // A restore drill of the newest archive now (what drill.schedule "daily" runs); the outcome is in the status.
+  app.post("/api/backup/drill", async (_request, reply) => {
+    void runner.drillNewest();
+    return reply.status(202).send({ started: true, statusUrl: "/api/backup/status" });
   });
 
   app.get("/api/backups", async () => {
