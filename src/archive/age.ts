@@ -114,7 +114,11 @@ export async function openArchive(input: Readable, keys: ArchiveKeys): Promise<{
   const stream = new PassThrough();
   plain.on("error", (err) => stream.destroy(archiveDamaged(`its age-encrypted payload does not decrypt (${err.message}: damaged or truncated)`)));
   input.on("error", (err) => stream.destroy(err));
-  stream.on("close", () => input.destroy());
+  // A reader that stops early (inspect stops after the manifest) ends the file read and the decryption.
+  stream.on("close", () => {
+    input.destroy();
+    plain.destroy();
+  });
   input.pipe(plain).pipe(stream);
   return { stream, encryption: header };
 }
