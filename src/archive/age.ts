@@ -19,6 +19,8 @@ export type ArchiveEncryption = { recipients: string[] } | { passphrase: string 
 export interface ArchiveKeys {
   identities: string[];
   passphrases: string[];
+  /** Asked for a passphrase-encrypted archive when none was given (a terminal's prompt; never argv). */
+  askPassphrase?: () => Promise<string>;
 }
 
 export const NO_KEYS: ArchiveKeys = { identities: [], passphrases: [] };
@@ -84,6 +86,9 @@ export async function openArchive(input: Readable, keys: ArchiveKeys): Promise<{
   if (headerEnd <= 0 || head.length < headerEnd + 16) {
     input.destroy();
     throw archiveDamaged("its age header is incomplete or longer than 64 KiB");
+  }
+  if (keys.identities.length === 0 && keys.passphrases.length === 0 && header.stanzas.includes("scrypt") && keys.askPassphrase) {
+    keys = { ...keys, passphrases: [await keys.askPassphrase()] };
   }
   if (keys.identities.length === 0 && keys.passphrases.length === 0) {
     input.destroy();

@@ -13,11 +13,14 @@ export interface AgeArgs {
   ageRecipient?: string[];
   ageRecipientsFile?: string;
   agePassphraseFile?: string;
+  /** Ask for the passphrase on the terminal (twice), instead of a file. */
+  agePassphrase?: boolean;
   identity?: string[];
   passphraseFile?: string;
 }
 
-export function encryptionFromArgs(argv: AgeArgs, env: NodeJS.ProcessEnv = process.env): ArchiveEncryption | undefined {
+export async function encryptionFromArgs(argv: AgeArgs, env: NodeJS.ProcessEnv = process.env): Promise<ArchiveEncryption | undefined> {
+  if (argv.agePassphrase) return { passphrase: await askNewPassphrase() };
   const recipients = [
     ...(argv.ageRecipient ?? []),
     ...words(env.LDS_AGE_RECIPIENTS),
@@ -39,7 +42,33 @@ export function keysFromArgs(argv: AgeArgs, env: NodeJS.ProcessEnv = process.env
     return found;
   });
   const passphraseFile = argv.passphraseFile ?? env.LDS_AGE_PASSPHRASE_FILE;
-  return { identities, passphrases: passphraseFile ? [passphrase(passphraseFile, "--passphrase-file")] : [] };
+  return {
+    identities,
+    passphrases: passphraseFile ? [passphrase(passphraseFile, "--passphrase-file")] : [],
+    // On a terminal, a passphrase-encrypted archive asks for its passphrase (typed, never echoed, never argv).
+    askPassphrase: process.stdin.isTTY && process.stderr.isTTY ? askPassphrase : undefined,
+  };
+}
+
+/** A new passphrase, typed twice on the terminal; refused without one. */
+async function askNewPassphrase(): Promise<string> {
+  if (!process.stdin.isTTY) {
+    throw new LdsError("confirmation_required", "--age-passphrase asks on a terminal, and there is none.", { hint: "Put the passphrase in a file and pass --age-passphrase-file FILE (or set LDS_AGE_PASSPHRASE_FILE)." });
+  }
+  const { default: prompts } = await import("prompts");
+  const answers = await prompts([
+    { type: "password", name: "first", message: "Passphrase for the archive" },
+    { type: "password", name: "second", message: "The same passphrase again" },
+  ]);
+  if (!answers.first || answers.first !== answers.second) throw new LdsError("validation_error", "The two passphrases differ (or none was given); no archive was written.");
+  return answers.first as string;
+}
+
+async function askPassphrase(): Promise<string> {
+  const { default: prompts } = await import("prompts");
+  const answer = await prompts({ type: "password", name: "value", message: "Passphrase of the archive" }, { onCancel: () => true });
+  if (!answer.value) throw new LdsError("cancelled", "No passphrase was given; nothing was changed.");
+  return answer.value as string;
 }
 
 const words = (text: string | undefined) => (text ?? "").split(/[\s,]+/).filter(Boolean);

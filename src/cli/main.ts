@@ -36,7 +36,8 @@ function encryptOptions(y: Argv): Argv {
   return y
     .option("age-recipient", { type: "array", string: true, describe: "Encrypt to this age public key (age1…), repeatable (or LDS_AGE_RECIPIENTS)" })
     .option("age-recipients-file", { type: "string", describe: "Encrypt to the age1… keys in this file (or LDS_AGE_RECIPIENTS_FILE)" })
-    .option("age-passphrase-file", { type: "string", describe: "Encrypt with the passphrase in this file (or LDS_AGE_PASSPHRASE_FILE)" });
+    .option("age-passphrase-file", { type: "string", describe: "Encrypt with the passphrase in this file (or LDS_AGE_PASSPHRASE_FILE)" })
+    .option("age-passphrase", { type: "boolean", describe: "Encrypt with a passphrase typed on the terminal (asked twice)" });
 }
 
 /** The age options of the commands that read an archive. */

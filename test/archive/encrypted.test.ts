@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { ROOT, runCli } from "../helpers/cli.js";
 import { startS3Server, type S3TestServer } from "../helpers/s3-server.js";
 import { tempDirForFile } from "../helpers/temp.js";
 import { fingerprintTree, seedVolume } from "../helpers/volume.js";
@@ -157,6 +157,12 @@ describe("encrypted archives (age)", () => {
     expect(wrong.exitCode).toBe(11);
     expect(wrong.stderr).toContain("(for a passphrase: 1 scrypt stanza;");
 
+    // On a terminal, with no passphrase file, the passphrase is asked for (util-linux's script gives a terminal).
+    const asked = execFileSync("script", ["-qec", `node '${path.join(ROOT, "bin/lds.js")}' verify '${byPassphrase}'; echo "exit=$?"`, "/dev/null"], { input: "correct horse battery staple\r", encoding: "utf8" });
+    expect(asked).toContain("Passphrase of the archive");
+    expect(asked).toMatch(/Archive OK \(/);
+    expect(asked).toContain("exit=0");
+
     // And LDS's own passphrase archives open with the age CLI.
     const ownOut = path.join(dir, "own-passphrase");
     const own = await lds("backup", ["--data-dir", dataDir, "--to", ownOut, "--gzip", "--json"], { LDS_AGE_PASSPHRASE_FILE: passphraseFile });
@@ -191,5 +197,9 @@ describe("encrypted archives (age)", () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('"age1notakey" is not an age recipient.');
     expect(fs.existsSync(out) ? fs.readdirSync(out) : []).toEqual([]);
+    // A passphrase is never a flag's value: --age-passphrase asks on a terminal, and without one says what to do.
+    const noTerminal = await lds("backup", ["--data-dir", dataDir, "--to", out, "--age-passphrase"]);
+    expect(noTerminal.exitCode).toBe(7);
+    expect(noTerminal.stderr).toContain("Hint: Put the passphrase in a file and pass --age-passphrase-file FILE");
   });
 });

@@ -9,7 +9,7 @@ import { printWarnings, renderWarnings } from "../warnings.js";
 
 export async function run(argv: DestinationArgs & AgeArgs & { to?: string; gzip: boolean; keep?: number; json: boolean }): Promise<number> {
   const volume = dataVolume(resolveDataDir(argv.dataDir));
-  const encryption = encryptionFromArgs(argv);
+  const encryption = await encryptionFromArgs(argv);
   const destination = await destinationFromArgs(argv.to, argv);
   const interrupt = interruptSignal();
   const progress = byteProgress("Writing archive", !argv.json && process.stderr.isTTY === true);
