@@ -27,31 +27,54 @@ function chunkNonce(counter: number, last: boolean): Buffer {
  * is known whether another follows (the last block gets the flag, and may be shorter or, for an empty stream,
  * empty). Full blocks are sliced from the incoming chunks without copying; only a partial block is kept.
  */
-function blocks(size: number, block: (bytes: Buffer, last: boolean) => Buffer): Transform {
+export interface Blocks {
+  /** The outputs of the blocks that `chunk` completed (all but one held back). */
+  feed(chunk: Buffer): Buffer[];
+  /** The outputs of the held block(s), the last one flagged. */
+  finish(): Buffer[];
+}
+
+function cutter(size: number, block: (bytes: Buffer, last: boolean) => Buffer): Blocks {
   let held: Buffer | undefined; // a full block waiting to learn whether it is the last
   const partial = Buffer.alloc(size);
   let filled = 0;
+  return {
+    feed(chunk) {
+      const out: Buffer[] = [];
+      let offset = 0;
+      while (offset < chunk.length) {
+        let full: Buffer;
+        if (filled === 0 && chunk.length - offset >= size) {
+          full = chunk.subarray(offset, offset + size);
+          offset += size;
+        } else {
+          const n = Math.min(size - filled, chunk.length - offset);
+          chunk.copy(partial, filled, offset, offset + n);
+          filled += n;
+          offset += n;
+          if (filled < size) break;
+          full = Buffer.from(partial);
+          filled = 0;
+        }
+        if (held) out.push(block(held, false));
+        held = full;
+      }
+      return out;
+    },
+    finish() {
+      const out: Buffer[] = [];
+      if (held && filled > 0) out.push(block(held, false));
+      out.push(filled > 0 ? block(partial.subarray(0, filled), true) : block(held ?? Buffer.alloc(0), true));
+      return out;
+    },
+  };
+}
+
+function transformOf(blocks: Blocks): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       try {
-        let offset = 0;
-        while (offset < chunk.length) {
-          let full: Buffer;
-          if (filled === 0 && chunk.length - offset >= size) {
-            full = chunk.subarray(offset, offset + size);
-            offset += size;
-          } else {
-            const n = Math.min(size - filled, chunk.length - offset);
-            chunk.copy(partial, filled, offset, offset + n);
-            filled += n;
-            offset += n;
-            if (filled < size) break;
-            full = Buffer.from(partial);
-            filled = 0;
-          }
-          if (held) this.push(block(held, false));
-          held = full;
-        }
+        for (const out of blocks.feed(chunk)) this.push(out);
         callback();
       } catch (err) {
         callback(err as Error);
@@ -59,8 +82,8 @@ function blocks(size: number, block: (bytes: Buffer, last: boolean) => Buffer): 
     },
     flush(callback) {
       try {
-        if (held && filled > 0) this.push(block(held, false));
-        callback(null, filled > 0 ? block(partial.subarray(0, filled), true) : block(held ?? Buffer.alloc(0), true));
+        for (const out of blocks.finish()) this.push(out);
+        callback();
       } catch (err) {
         callback(err as Error);
       }
@@ -71,18 +94,20 @@ function blocks(size: number, block: (bytes: Buffer, last: boolean) => Buffer): 
 /** Plaintext in, STREAM chunks out. */
 export function encryptPayload(key: Buffer): Transform {
   let counter = 0;
-  return blocks(CHUNK, (plain, last) => {
-    const cipher = createCipheriv("chacha20-poly1305", key, chunkNonce(counter++, last), { authTagLength: TAG });
-    const sealed = cipher.update(plain);
-    cipher.final();
-    return Buffer.concat([sealed, cipher.getAuthTag()]);
-  });
+  return transformOf(
+    cutter(CHUNK, (plain, last) => {
+      const cipher = createCipheriv("chacha20-poly1305", key, chunkNonce(counter++, last), { authTagLength: TAG });
+      const sealed = cipher.update(plain);
+      cipher.final();
+      return Buffer.concat([sealed, cipher.getAuthTag()]);
+    }),
+  );
 }
 
-/** STREAM chunks in, plaintext out; a chunk that fails its tag, or a missing final chunk, is an error. */
-export function decryptPayload(key: Buffer): Transform {
+/** STREAM chunks in, plaintext out; a chunk that fails its tag, or a missing final chunk, throws. */
+export function payloadDecryptor(key: Buffer): Blocks {
   let counter = 0;
-  return blocks(CHUNK + TAG, (sealed, last) => {
+  return cutter(CHUNK + TAG, (sealed, last) => {
     if (sealed.length < TAG) throw new Error("the final chunk is cut short");
     const index = counter++;
     const decipher = createDecipheriv("chacha20-poly1305", key, chunkNonce(index, last), { authTagLength: TAG });
@@ -97,4 +122,9 @@ export function decryptPayload(key: Buffer): Transform {
     if (last && plain.length === 0 && index > 0) throw new Error("the final chunk is empty");
     return plain;
   });
+}
+
+/** STREAM chunks in, plaintext out, on this thread. */
+export function decryptPayload(key: Buffer): Transform {
+  return transformOf(payloadDecryptor(key));
 }

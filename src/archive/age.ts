@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import { Decrypter, Encrypter } from "age-encryption";
 import { fileKeyCapture, scryptIdentity, scryptRecipient } from "./age-scrypt.js";
-import { decryptPayload, encryptPayload, payloadKey } from "./age-stream.js";
+import { encryptPayload, payloadKey } from "./age-stream.js";
+import { decryptPayloadInWorker } from "./age-decrypt-worker.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { archiveDamaged } from "./manifest.js";
@@ -115,7 +116,8 @@ export async function openArchive(input: Readable, keys: ArchiveKeys): Promise<{
   // The header and the payload nonce are consumed here; the rest is the payload.
   const rest = head.subarray(headerEnd + 16);
   if (rest.length) input.unshift(rest);
-  const plain = decryptPayload(payloadKey(fileKey, head.subarray(headerEnd, headerEnd + 16)));
+  // In a worker thread: the cipher runs beside the tar reader's hashing and writing, not on top of it.
+  const plain = decryptPayloadInWorker(payloadKey(fileKey, head.subarray(headerEnd, headerEnd + 16)));
   const stream = new PassThrough();
   plain.on("error", (err) => stream.destroy(archiveDamaged(`its age-encrypted payload does not decrypt (${err.message}: damaged or truncated)`)));
   input.on("error", (err) => stream.destroy(err));

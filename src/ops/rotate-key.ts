@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
 import { dataVolume, fileTimestamp } from "../config/data-volume.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { setting } from "../hints.js";
 import { keyFingerprint } from "../secrets/key-file.js";
 import { failpoint } from "../util/failpoint.js";
-import { exists, fsyncDirectory } from "../util/files.js";
+import { createFileDurably, exists, fsyncDirectory } from "../util/files.js";
 import { openVolume } from "../volume/open-volume.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 
@@ -36,7 +35,11 @@ export async function rotateKey(dataDir: string): Promise<KeyRotation> {
     const opened = openVolume(volume.root);
     try {
       const newKey = randomBytes(32);
-      writeDurably(volume.keyNext, newKey);
+      try {
+        createFileDurably(volume.keyNext, newKey);
+      } catch (err) {
+        throw fromSystemError(err, volume.keyNext);
+      }
       failpoint("rotate-key-new-written");
       const oldKeyFile = `${volume.key}.old-${fileTimestamp()}`;
       try {
@@ -66,20 +69,5 @@ export async function rotateKey(dataDir: string): Promise<KeyRotation> {
     }
   } finally {
     lock.release();
-  }
-}
-
-function writeDurably(file: string, bytes: Buffer): void {
-  try {
-    const fd = fs.openSync(file, "wx", 0o600);
-    try {
-      fs.writeSync(fd, bytes);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fsyncDirectory(path.dirname(file));
-  } catch (err) {
-    throw fromSystemError(err, file);
   }
 }

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { LdsError, fromSystemError } from "../errors.js";
 import { KEY_BYTES } from "./seal.js";
+import { createFileDurably } from "../util/files.js";
 
 /**
  * Read secret.key, creating it (32 random bytes, mode 0600) when it does not exist and nothing needs it yet.
@@ -38,14 +39,8 @@ export function loadOrCreateKey(file: string, sealedSecretsExist: boolean): Buff
 function createKey(file: string): Buffer {
   const key = randomBytes(KEY_BYTES);
   try {
-    // "wx": never overwrite a key another process created a moment ago.
-    const fd = fs.openSync(file, "wx", 0o600);
-    try {
-      fs.writeSync(fd, key);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    // Never overwrite a key another process created a moment ago ("wx").
+    createFileDurably(file, key);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return loadOrCreateKey(file, true);
     throw fromSystemError(err, file);

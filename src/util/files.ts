@@ -55,6 +55,18 @@ export function writeFileAtomic(file: string, content: string, mode = 0o600): vo
   fsyncDirectory(path.dirname(file));
 }
 
+/** Create a file that must not exist yet ("wx", mode 0600) with `bytes`, durably: the file and its directory fsynced. */
+export function createFileDurably(file: string, bytes: Uint8Array): void {
+  const fd = fs.openSync(file, "wx", 0o600);
+  try {
+    fs.writeSync(fd, bytes);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fsyncDirectory(path.dirname(file));
+}
+
 export function exists(file: string): boolean {
   try {
     fs.lstatSync(file);

@@ -1,0 +1,20 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { payloadDecryptor } from "./age-stream.js";
+
+/**
+ * The thread side of an archive's decryption (age-decrypt-worker.ts): each ciphertext chunk is answered, in order,
+ * with the plaintext it completed; "end" with the rest. The first error ends the thread's work.
+ */
+const decrypt = payloadDecryptor(Buffer.from((workerData as { key: Uint8Array }).key));
+const send = (type: "data" | "end", parts: Buffer[]) => {
+  const out = new Uint8Array(Buffer.concat(parts)); // its own buffer, so that it can be transferred
+  parentPort!.postMessage({ type, chunk: out }, [out.buffer]);
+};
+parentPort!.on("message", (message: { type: "chunk"; chunk: Uint8Array } | { type: "end" }) => {
+  try {
+    if (message.type === "end") send("end", decrypt.finish());
+    else send("data", decrypt.feed(Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength)));
+  } catch (err) {
+    parentPort!.postMessage({ type: "error", message: (err as Error).message });
+  }
+});
