@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -6,7 +7,7 @@ import { makeArchive, readEntries, writeRawTar } from "../helpers/archives.js";
 import { freePort } from "../helpers/s3-server.js";
 import { tempDir } from "../helpers/temp.js";
 import { client, eventually, serverPid, startServer, type TestServer } from "../helpers/server.js";
-import { libraryIds, seedVolume } from "../helpers/volume.js";
+import { fingerprintTree, libraryIds, seedVolume } from "../helpers/volume.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -83,6 +84,49 @@ describe("restore from the server", () => {
     expect((await api.post("/api/restore/stage", { name: archive, confirm: true })).status).toBe(202);
     expect((await server.child).exitCode).toBe(75);
     expect(fs.existsSync(path.join(dataDir, "restore-staged", "archive.tar"))).toBe(true);
+
+    const restarted = await startServer(dataDir);
+    cleanups.push(() => restarted.stop());
+    expect(restarted.output()).toContain("Applied the staged restore");
+    expect(libraries(dataDir)).toEqual(["/acme/gadgets", "/acme/widgets"]);
+  });
+
+  it("restores an encrypted archive with the identity sent for it, which it never keeps (issue 15)", async () => {
+    const dataDir = tempDir("lds-staged-age-");
+    await seedVolume(dataDir);
+    const keys = tempDir("lds-staged-age-keys-");
+    execFileSync("age-keygen", ["-o", path.join(keys, "id.txt")], { stdio: "ignore" });
+    const identity = fs.readFileSync(path.join(keys, "id.txt"), "utf8");
+    const recipient = execFileSync("age-keygen", ["-y", path.join(keys, "id.txt")], { encoding: "utf8" }).trim();
+    const server = await startServer(dataDir, { INVOCATION_ID: "", LDS_SUPERVISED: "1" });
+    cleanups.push(() => server.stop());
+    const api = client(server.url);
+    await api.login();
+    const backups = tempDir("lds-staged-age-backups-");
+    const config = { destination: { type: "local", path: backups }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none", encryption: { recipients: [recipient] } };
+    expect((await api.put("/api/backup/config", config)).status).toBe(200);
+    await api.post("/api/backup");
+    const archive = (await eventually(async () => (await api.get("/api/backup/status")).json.lastResult?.archive)) as string;
+    expect(archive).toMatch(/\.tar\.age$/);
+    const db = new Database(path.join(dataDir, "lds.db"));
+    db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/after/backup', 'later', 'git')").run();
+    db.close();
+
+    const locked = await api.post("/api/restore/validate", { name: archive });
+    expect(locked.status).toBe(422);
+    expect(locked.json.error).toBe("archive_locked");
+    const validated = await api.post("/api/restore/validate", { name: archive, identity });
+    expect(validated.status, validated.text).toBe(200);
+    expect(validated.json).toMatchObject({ restorable: true, encryption: { format: "age", stanzas: ["X25519"] } });
+    expect((await api.post("/api/restore/stage", { name: archive, confirm: true, identity: "not an identity" })).status).toBe(400);
+    expect((await api.post("/api/restore/stage", { name: archive, confirm: true, identity })).status).toBe(202);
+    expect((await server.child).exitCode).toBe(75);
+    // Staged decrypted, inside the data volume; no identity was written anywhere there.
+    const stagedFiles = fs.readdirSync(path.join(dataDir, "restore-staged"));
+    expect(stagedFiles).toContain("archive.tar");
+    const key = identity.split("\n").find((l) => l.startsWith("AGE-SECRET-KEY-"))!;
+    for (const file of Object.keys(fingerprintTree(dataDir))) expect(fs.readFileSync(path.join(dataDir, file)).includes(Buffer.from(key)), file).toBe(false);
+    expect(server.output()).not.toContain(key);
 
     const restarted = await startServer(dataDir);
     cleanups.push(() => restarted.stop());

@@ -6,11 +6,13 @@ import { pipeline } from "node:stream/promises";
 import type { FastifyPluginAsync } from "fastify";
 import { loadBackupConfig } from "../../ops/backup-config.js";
 import { assertArchiveName } from "../../destinations/destination.js";
-import { LdsError } from "../../errors.js";
+import { isLdsError, LdsError } from "../../errors.js";
 import { configuredDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { stageRestore } from "../../ops/staged-restore.js";
 import { verify, type VerifyResult } from "../../ops/verify.js";
+import { NO_KEYS, openArchive, type ArchiveKeys } from "../../archive/age.js";
+import { openArchiveFile } from "../../ops/archive-file.js";
 import { requireAdmin } from "../admin-session.js";
 
 export interface RestoreRouteOptions {
@@ -43,17 +45,34 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     return { file, downloaded: true };
   }
 
-  async function check(file: string) {
-    return summary(await verify(file, { tempDir: root }));
+  async function check(file: string, keys: ArchiveKeys = NO_KEYS) {
+    return summary(await verify(file, { tempDir: root, keys }));
   }
 
-  app.post<{ Body: { name: string } }>(
+  /**
+   * An encrypted archive staged for restore is decrypted now, into the data volume (which holds the same data in
+   * clear anyway), so that the restart applies it without the identity: the server never keeps an identity.
+   */
+  async function decryptForStaging(file: string, keys: ArchiveKeys): Promise<string> {
+    fs.mkdirSync(uploads, { recursive: true, mode: 0o700 });
+    const plain = path.join(uploads, `decrypted-${randomBytes(6).toString("hex")}.tar`);
+    const { stream } = await openArchive(openArchiveFile(file).stream, keys);
+    try {
+      await pipeline(stream, fs.createWriteStream(plain, { flags: "wx", mode: 0o600 }));
+    } catch (err) {
+      fs.rmSync(plain, { force: true });
+      throw err;
+    }
+    return plain;
+  }
+
+  app.post<{ Body: { name: string } & AgeKeysBody }>(
     "/api/restore/validate",
-    { schema: { body: { type: "object", additionalProperties: false, required: ["name"], properties: { name: { type: "string", maxLength: 128 } } } } },
+    { schema: { body: { type: "object", additionalProperties: false, required: ["name"], properties: { name: { type: "string", maxLength: 128 }, ...AGE_KEY_FIELDS } } } },
     async (request) => {
       const { file, downloaded } = await fetchNamed(request.body.name);
       try {
-        return { name: request.body.name, ...(await check(file)) };
+        return { name: request.body.name, ...(await check(file, keysOf(request.body))) };
       } finally {
         if (downloaded) fs.rmSync(file, { force: true });
       }
@@ -78,7 +97,11 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     });
     try {
       await pipeline(request.body as Readable, limiter, fs.createWriteStream(file, { flags: "wx", mode: 0o600 }));
-      const result = await check(file);
+      // An encrypted upload is kept for staging with its identity; its validation says that it needs one.
+      const result = await check(file).catch((err: unknown) => {
+        if (isLdsError(err, "archive_locked")) return { encrypted: true, restorable: null, reason: err.message };
+        throw err;
+      });
       return reply.status(201).send({ uploadId, ...result });
     } catch (err) {
       fs.rmSync(file, { force: true });
@@ -86,7 +109,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     }
   });
 
-  app.post<{ Body: { name?: string; uploadId?: string; confirm: boolean } }>(
+  app.post<{ Body: { name?: string; uploadId?: string; confirm: boolean } & AgeKeysBody }>(
     "/api/restore/stage",
     {
       schema: {
@@ -94,7 +117,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
           type: "object",
           additionalProperties: false,
           required: ["confirm"],
-          properties: { name: { type: "string", maxLength: 128 }, uploadId: { type: "string", pattern: "^[0-9a-f]{24}$" }, confirm: { type: "boolean" } },
+          properties: { name: { type: "string", maxLength: 128 }, uploadId: { type: "string", pattern: "^[0-9a-f]{24}$" }, confirm: { type: "boolean" }, ...AGE_KEY_FIELDS },
         },
       },
     },
@@ -106,11 +129,17 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
         ? { file: path.join(uploads, `upload-${uploadId}.tar`), downloaded: true }
         : await fetchNamed(name!);
       if (!fs.existsSync(source.file)) throw new LdsError("archive_not_found", `No upload ${uploadId} (uploads are kept until staged or the server restarts).`);
-      const result = await check(source.file);
+      const keys = keysOf(request.body);
+      const result = await check(source.file, keys);
       if (!result.restorable) {
         throw new LdsError("archive_too_new", `This archive cannot be restored here: ${result.reason}.`, { hint: "Upgrade LDS first." });
       }
-      stageRestore(volume.paths, { file: source.file, move: source.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
+      let staged = source;
+      if (result.encryption) {
+        staged = { file: await decryptForStaging(source.file, keys), downloaded: true };
+        if (source.downloaded) fs.rmSync(source.file, { force: true });
+      }
+      stageRestore(volume.paths, { file: staged.file, move: staged.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
       request.log.warn({ source: name ?? "upload", by: request.admin!.username }, "restore staged; restarting to apply it");
       void reply.then(() => requestRestart("staged restore"), () => requestRestart("staged restore"));
       return reply.status(202).send({ staged: true, restarting: true, ...result });
@@ -118,9 +147,27 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
   );
 };
 
+/** An age identity or passphrase sent with a validation or staging request: used for it, never stored or logged. */
+interface AgeKeysBody {
+  identity?: string;
+  passphrase?: string;
+}
+
+const AGE_KEY_FIELDS = {
+  identity: { type: "string", minLength: 1, maxLength: 8192 },
+  passphrase: { type: "string", minLength: 1, maxLength: 1024 },
+};
+
+function keysOf(body: AgeKeysBody): ArchiveKeys {
+  const identities = (body.identity ?? "").split(/\r?\n/).map((l) => l.trim()).filter((l) => l.startsWith("AGE-SECRET-KEY-"));
+  if (body.identity !== undefined && identities.length === 0) throw new LdsError("validation_error", "identity holds no age identity (a line AGE-SECRET-KEY-1…).");
+  return { identities, passphrases: body.passphrase ? [body.passphrase] : [] };
+}
+
 function summary(result: VerifyResult) {
   const m = result.manifest;
   return {
+    encryption: result.encryption,
     createdAt: m.createdAt,
     appVersion: m.appVersion,
     formatVersion: m.formatVersion,
