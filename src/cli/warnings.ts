@@ -1,4 +1,4 @@
-import type { ArchiveWarning } from "../archive/age.js";
+import type { ArchiveWarning } from "../archive/archive-warnings.js";
 import { renderHint } from "../hints.js";
 import { CLI_HINT_WORDS } from "./hint-words.js";
 

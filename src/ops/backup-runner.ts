@@ -4,7 +4,7 @@ import { loadBackupConfig, scheduleCron } from "./backup-config.js";
 import { dataVolume } from "../config/data-volume.js";
 import { isLdsError, LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
-import type { ArchiveWarning } from "../archive/age.js";
+import type { ArchiveWarning } from "../archive/archive-warnings.js";
 import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./scheduled-drill.js";
 
 /** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */

@@ -3,7 +3,7 @@ import { dataVolume } from "../config/data-volume.js";
 import type { Destination } from "../destinations/destination.js";
 import { describeFailure, isLdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
-import type { ArchiveWarning } from "../archive/age.js";
+import type { ArchiveWarning } from "../archive/archive-warnings.js";
 import { restoreDrill } from "./restore-drill.js";
 
 /** The last restore drill the server ran, as the status endpoint shows it. */

@@ -8,7 +8,8 @@ import type { Manifest } from "../archive/manifest.js";
 import { readArchive } from "../archive/read-archive.js";
 import type { Destination } from "../destinations/destination.js";
 import { openSource } from "./archive-file.js";
-import { keyInClearWarning, NO_KEYS, openArchive, type AgeHeader, type ArchiveKeys, type ArchiveWarning } from "../archive/age.js";
+import { NO_KEYS, openArchive, type AgeHeader, type ArchiveKeys } from "../archive/age.js";
+import { keyInClearWarning, type ArchiveWarning } from "../archive/archive-warnings.js";
 
 export interface VerifyOptions {
   /** Read the archive from a destination (streamed, no local copy) instead of the file `archive`. */
