@@ -14,9 +14,11 @@ const RETRY_MS = 60_000;
 export function rebuildInBackground(volume: OpenVolume, logger: Logger): { close(): Promise<void> } {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const stop = new AbortController();
   let running: Promise<void> = Promise.resolve();
   const attempt = () => {
-    running = rebuildStaleVectors(volume, logger).catch((err: unknown) => {
+    running = rebuildStaleVectors(volume, logger, stop.signal).catch((err: unknown) => {
+      if (stopped) return;
       logger.error({ err: describeFailure(err), retryInSeconds: RETRY_MS / 1000 }, "rebuilding the vector index failed; search ranks by BM25 alone until it succeeds");
       if (!stopped) timer = setTimeout(attempt, RETRY_MS);
     });
@@ -25,6 +27,7 @@ export function rebuildInBackground(volume: OpenVolume, logger: Logger): { close
   return {
     async close() {
       stopped = true;
+      stop.abort();
       clearTimeout(timer);
       await running.catch(() => {});
     },

@@ -10,7 +10,7 @@ export interface Embedder {
   /** How long a search waits for its query's embedding before it ranks by BM25 alone (remote providers). */
   readonly queryTimeoutMs?: number;
   /** `timeoutMs`/`attempts` bound a remote provider's requests (a query's embedding gets one short attempt). */
-  embed(texts: string[], options?: { timeoutMs?: number; attempts?: number }): Promise<Float32Array[]>;
+  embed(texts: string[], options?: { timeoutMs?: number; attempts?: number; signal?: AbortSignal }): Promise<Float32Array[]>;
 }
 
 /** @default 384 dimensions: small enough for fast search, large enough to keep collisions rare. */

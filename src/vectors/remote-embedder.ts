@@ -42,14 +42,17 @@ export function createRemoteEmbedder(settings: EmbeddingSettings): Embedder {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
 
-  async function embedBatch(texts: string[], timeoutMs: number, attempts: number): Promise<Float32Array[]> {
+  async function embedBatch(texts: string[], timeoutMs: number, attempts: number, stop?: AbortSignal): Promise<Float32Array[]> {
     let lastProblem = "";
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) await new Promise((r) => setTimeout(r, BACKOFF_MS * 2 ** (attempt - 2)));
+      if (stop?.aborted) throw new LdsError("interrupted", "Embedding was stopped.");
       let response: Response;
       try {
-        response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify(wire.body(settings, texts)), signal: AbortSignal.timeout(timeoutMs) });
+        const signal = stop ? AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+        response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify(wire.body(settings, texts)), signal });
       } catch (err) {
+        if (stop?.aborted) throw new LdsError("interrupted", "Embedding was stopped.");
         const timedOut = (err as Error).name === "TimeoutError";
         lastProblem = timedOut ? `did not answer within ${timeoutMs} ms` : `cannot be reached (${causeOf(err)})`;
         continue;
@@ -97,7 +100,7 @@ export function createRemoteEmbedder(settings: EmbeddingSettings): Embedder {
     queryTimeoutMs: settings.queryTimeoutMs,
     async embed(texts, options) {
       const vectors: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += settings.batch) vectors.push(...(await embedBatch(texts.slice(i, i + settings.batch), options?.timeoutMs ?? settings.timeoutMs, options?.attempts ?? ATTEMPTS)));
+      for (let i = 0; i < texts.length; i += settings.batch) vectors.push(...(await embedBatch(texts.slice(i, i + settings.batch), options?.timeoutMs ?? settings.timeoutMs, options?.attempts ?? ATTEMPTS, options?.signal)));
       return vectors;
     },
   };

@@ -118,6 +118,24 @@ describe("an embedding provider behind a running server", () => {
     provider.knobs.down = false;
   }, 90_000);
 
+  it("stops promptly on SIGTERM during a slow background rebuild, which the next start runs again", async () => {
+    await server!.stop();
+    provider.knobs.delayMs = 2000; // 40-odd snippets, one a request: the rebuild would take minutes
+    server = await startServer(dataDir, { ...gitEnv, LDS_EMBEDDINGS_URL: provider.openaiUrl, LDS_EMBEDDINGS_MODEL: "fixture-embed-2", LDS_EMBEDDINGS_DIMENSIONS: "32", LDS_EMBEDDINGS_BATCH: "1" });
+    await eventually(async () => vectorMeta().embedder === "openai:fixture-embed-2:32");
+    const child = server.child;
+    const before = provider.requests.length;
+    await server.stop();
+    expect(child.exitCode).toBe(0);
+    // The rebuild was abandoned, not finished first: a request or two at most went out after SIGTERM.
+    expect(provider.requests.length - before).toBeLessThan(4);
+    expect(server.output()).not.toContain("vector index rebuilt");
+    expect(vectorMeta().complete).toBe("0");
+    provider.knobs.delayMs = 0;
+    server = await startServer(dataDir, { ...gitEnv, LDS_EMBEDDINGS_URL: provider.openaiUrl, LDS_EMBEDDINGS_MODEL: "fixture-embed", LDS_EMBEDDINGS_DIMENSIONS: "64" });
+    await eventually(async () => vectorMeta().complete === "1" && vectorMeta().embedder === "openai:fixture-embed:64", 60_000);
+  }, 90_000);
+
   it("keeps CLI commands from rebuilding the index with other embedding settings than the server's", async () => {
     const search = await runCli("lds", ["search", "tidewater", "--data-dir", dataDir]);
     // Without LDS_EMBEDDINGS_* the command would embed otherwise: the index is whole, so a read is fine...
