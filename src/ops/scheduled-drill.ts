@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { Logger } from "pino";
 import { dataVolume } from "../config/data-volume.js";
 import type { Destination } from "../destinations/destination.js";
@@ -44,6 +46,7 @@ export async function drillArchive(store: Store, logger: Logger, dataDir: string
     record = { at, archive: name, ok: true, skipped: "the archive is encrypted and the server holds no identity: drill it where the identity is kept" };
   } else {
     try {
+      removeAbandonedDrills(dataVolume(dataDir).root);
       const local = destination.kind === "local";
       const archive = local ? (await destination.stat(name)).location : `${destination.description}/${name}`;
       const result = await restoreDrill(archive, { remote: local ? undefined : { destination, name }, tempDir: dataVolume(dataDir).root });
@@ -56,4 +59,11 @@ export async function drillArchive(store: Store, logger: Logger, dataDir: string
   }
   await store.settings.set(LAST_DRILL, JSON.stringify(record)).catch((err: unknown) => logger.error({ err: String(err) }, "could not record the restore drill"));
   return record;
+}
+
+/** Temporary volumes of drills a crash interrupted (restoreDrill names them lds-drill-*): only the server makes them here. */
+function removeAbandonedDrills(root: string): void {
+  for (const entry of fs.readdirSync(root)) {
+    if (entry.startsWith("lds-drill-")) fs.rmSync(path.join(root, entry), { recursive: true, force: true });
+  }
 }
