@@ -33,13 +33,16 @@ export async function libraryMetrics(store: Store, access: LibraryAccess, librar
   const topics = new Map<string, number>();
   const clients = new Map<string, number>();
   for (const row of rows) {
-    if (row.dimension === "client") {
-      const entry = byDate.get(row.day);
-      if (entry && (row.name === "api" || row.name === "mcp" || row.name === "cli")) {
-        entry[row.name] += row.count;
-        entry.total += row.count;
-      }
-    } else (row.dimension === "topic" ? topics : clients).set(row.name, ((row.dimension === "topic" ? topics : clients).get(row.name) ?? 0) + row.count);
+    if (row.dimension !== "client") {
+      const counts = row.dimension === "topic" ? topics : clients;
+      counts.set(row.name, (counts.get(row.name) ?? 0) + row.count);
+      continue;
+    }
+    const entry = byDate.get(row.day);
+    if (entry && (row.name === "api" || row.name === "mcp" || row.name === "cli")) {
+      entry[row.name] += row.count;
+      entry.total += row.count;
+    }
   }
   const top = (counts: Map<string, number>) => [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, TOP);
   return {
