@@ -26,6 +26,14 @@ export interface ArchiveKeys {
 
 export const NO_KEYS: ArchiveKeys = { identities: [], passphrases: [] };
 
+/** The identities in the text of an age identity file (as age-keygen writes it): comments and blank lines skipped. */
+export function identitiesIn(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith("AGE-SECRET-KEY-"));
+}
+
 const MAGIC = "age-encryption.org/v1\n";
 /** The longest header LDS reads before it must have found the end of the stanzas. */
 const MAX_HEADER_BYTES = 64 * 1024;

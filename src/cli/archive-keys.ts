@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { ArchiveEncryption, ArchiveKeys } from "../archive/age.js";
+import { identitiesIn, type ArchiveEncryption, type ArchiveKeys } from "../archive/age.js";
 import { LdsError } from "../errors.js";
 
 /**
@@ -37,7 +37,7 @@ export async function encryptionFromArgs(argv: AgeArgs, env: NodeJS.ProcessEnv =
 export function keysFromArgs(argv: AgeArgs, env: NodeJS.ProcessEnv = process.env): ArchiveKeys {
   const files = [...(argv.identity ?? []), ...(env.LDS_AGE_IDENTITY_FILE ? [env.LDS_AGE_IDENTITY_FILE] : [])];
   const identities = files.flatMap((file) => {
-    const found = keyLines(read(file, "--identity"), (l) => l.startsWith("AGE-SECRET-KEY-"));
+    const found = identitiesIn(read(file, "--identity"));
     if (found.length === 0) throw new LdsError("validation_error", `${file} holds no age identity (a line AGE-SECRET-KEY-1…).`, { hint: "Name the file age-keygen wrote." });
     return found;
   });

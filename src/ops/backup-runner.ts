@@ -168,16 +168,19 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   return {
     start,
     reschedule,
-    status: async () => ({
+    status: async () => {
+      const lastDrill = await readJson<DrillRecord>(LAST_DRILL);
+      return {
       running: running !== null,
       progress: running ? { ...running.progress } : null,
       nextRun: cron?.nextRun()?.toISOString() ?? null,
       lastResult: await readJson<LastResult>(LAST_RESULT),
       lastSkipped: await readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
-      lastDrill: await readJson<DrillRecord>(LAST_DRILL),
+      lastDrill,
       nextDrill: drillCron?.nextRun()?.toISOString() ?? null,
-      warnings: drillWarnings(await readJson<DrillRecord>(LAST_DRILL)),
-    }),
+      warnings: drillWarnings(lastDrill),
+      };
+    },
     drillNewest,
     async idle() {
       await running?.promise;

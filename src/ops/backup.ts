@@ -15,6 +15,7 @@ import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
 import { enterVolume, type VolumeEntry } from "./enter-volume.js";
+import { removeLeftovers } from "../util/files.js";
 
 export interface BackupOptions {
   dataDir: string;
@@ -88,7 +89,8 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   }
   let staging: string | undefined;
   try {
-    removeAbandonedStaging(volume.root);
+    // Staging folders of backups killed before they could clean up. Safe: we hold backup.lock.
+    removeLeftovers(volume.root, STAGING_PREFIX);
     const encrypted = options.encryption !== undefined;
     const createdAt = await freeNameTime(options.destination, options.gzip ?? false, encrypted);
     // What a backup killed mid-upload left at the destination (an S3 multipart upload stays billed for ever).
@@ -199,13 +201,6 @@ async function freeNameTime(destination: Destination, gzip: boolean, encrypted: 
       throw err;
     }
     await sleep(1000 - now.getMilliseconds());
-  }
-}
-
-/** Staging folders of backups killed before they could clean up. Safe: we hold backup.lock. */
-function removeAbandonedStaging(root: string): void {
-  for (const entry of fs.readdirSync(root)) {
-    if (entry.startsWith(STAGING_PREFIX)) fs.rmSync(path.join(root, entry), { recursive: true, force: true });
   }
 }
 

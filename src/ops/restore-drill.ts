@@ -12,6 +12,9 @@ import { sealedSecrets } from "../store/secrets-table.js";
 import { openVolume } from "../volume/open-volume.js";
 import { restore } from "./restore.js";
 
+/** The temporary volumes of drills are named so: what a crash leaves can be found and removed. */
+export const DRILL_PREFIX = "lds-drill-";
+
 export interface DrillResult {
   archive: string;
   manifest: Manifest;
@@ -29,7 +32,7 @@ export interface DrillResult {
  */
 export async function restoreDrill(archive: string, options: { remote?: { destination: Destination; name: string }; keys?: ArchiveKeys; tempDir?: string; signal?: AbortSignal } = {}): Promise<DrillResult> {
   const started = Date.now();
-  const work = fs.mkdtempSync(path.join(options.tempDir ?? os.tmpdir(), "lds-drill-"));
+  const work = fs.mkdtempSync(path.join(options.tempDir ?? os.tmpdir(), DRILL_PREFIX));
   try {
     const restored = await restore({ dataDir: work, archive, download: options.remote, keys: options.keys, signal: options.signal, confirm: async () => true });
     const { manifest } = restored;

@@ -5,7 +5,7 @@ import { LdsError, fromSystemError } from "../errors.js";
 import { setting } from "../hints.js";
 import { keyFingerprint } from "../secrets/key-file.js";
 import { failpoint } from "../util/failpoint.js";
-import { createFileDurably, exists, fsyncDirectory } from "../util/files.js";
+import { createFileDurably, exists, fsyncDirectory, fsyncFile } from "../util/files.js";
 import { openVolume } from "../volume/open-volume.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
 
@@ -45,9 +45,7 @@ export async function rotateKey(dataDir: string): Promise<KeyRotation> {
       try {
         fs.copyFileSync(volume.key, oldKeyFile, fs.constants.COPYFILE_EXCL);
         fs.chmodSync(oldKeyFile, 0o600);
-        const fd = fs.openSync(oldKeyFile, "r");
-        fs.fsyncSync(fd);
-        fs.closeSync(fd);
+        fsyncFile(oldKeyFile);
         fsyncDirectory(volume.root);
       } catch (err) {
         throw fromSystemError(err, oldKeyFile);

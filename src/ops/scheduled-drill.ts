@@ -1,12 +1,11 @@
-import fs from "node:fs";
-import path from "node:path";
 import type { Logger } from "pino";
 import { dataVolume } from "../config/data-volume.js";
 import type { Destination } from "../destinations/destination.js";
 import { describeFailure, isLdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { ArchiveWarning } from "../archive/archive-warnings.js";
-import { restoreDrill } from "./restore-drill.js";
+import { DRILL_PREFIX, restoreDrill } from "./restore-drill.js";
+import { removeLeftovers } from "../util/files.js";
 
 /** The last restore drill the server ran, as the status endpoint shows it. */
 export interface DrillRecord {
@@ -46,7 +45,8 @@ export async function drillArchive(store: Store, logger: Logger, dataDir: string
     record = { at, archive: name, ok: true, skipped: "the archive is encrypted and the server holds no identity: drill it where the identity is kept" };
   } else {
     try {
-      removeAbandonedDrills(dataVolume(dataDir).root);
+      // Temporary volumes of drills a crash interrupted: only the server makes them here.
+      removeLeftovers(dataVolume(dataDir).root, DRILL_PREFIX);
       const local = destination.kind === "local";
       const archive = local ? (await destination.stat(name)).location : `${destination.description}/${name}`;
       const result = await restoreDrill(archive, { remote: local ? undefined : { destination, name }, tempDir: dataVolume(dataDir).root });
@@ -59,11 +59,4 @@ export async function drillArchive(store: Store, logger: Logger, dataDir: string
   }
   await store.settings.set(LAST_DRILL, JSON.stringify(record)).catch((err: unknown) => logger.error({ err: String(err) }, "could not record the restore drill"));
   return record;
-}
-
-/** Temporary volumes of drills a crash interrupted (restoreDrill names them lds-drill-*): only the server makes them here. */
-function removeAbandonedDrills(root: string): void {
-  for (const entry of fs.readdirSync(root)) {
-    if (entry.startsWith("lds-drill-")) fs.rmSync(path.join(root, entry), { recursive: true, force: true });
-  }
 }

@@ -1,5 +1,6 @@
 import { LdsError } from "../errors.js";
-import { isRestrictive, OPEN_POLICY, patchPolicy, policyMatcher, type AccessPolicy } from "../search/access-policy.js";
+import { isRestrictive, OPEN_POLICY, patchPolicy, type AccessPolicy } from "../search/access-policy.js";
+import { accessUnder } from "../search/library-access.js";
 import type { Caller } from "../store/api-keys.js";
 import type { Store } from "../store/store.js";
 
@@ -30,7 +31,7 @@ function assertManager(caller: Caller): void {
 }
 
 async function answer(store: Store, caller: Caller, policy: AccessPolicy): Promise<PolicyAnswer> {
-  const allows = policyMatcher(policy);
-  const visible = (await store.libraries.list()).filter((l) => !l.private || l.team_id === caller.teamId);
-  return { ...policy, restrictive: isRestrictive(policy), accessibleLibraryCount: visible.filter(allows).length };
+  const access = accessUnder(caller, policy);
+  const accessible = (await store.libraries.list()).filter((l) => access.canSee(l) && access.mayUse(l));
+  return { ...policy, restrictive: access.restricted, accessibleLibraryCount: accessible.length };
 }

@@ -1,7 +1,7 @@
 import { LdsError } from "../errors.js";
 import type { Caller } from "../store/api-keys.js";
 import type { Store } from "../store/store.js";
-import { isRestrictive, OPEN_POLICY, policyMatcher } from "./access-policy.js";
+import { isRestrictive, OPEN_POLICY, policyMatcher, type AccessPolicy } from "./access-policy.js";
 import { action } from "../hints.js";
 
 /** The columns of a library that decide who may read it. */
@@ -31,7 +31,11 @@ export const ANONYMOUS_ACCESS: LibraryAccess = { canSee: (library) => !library.p
 
 /** An API caller's access, with its team's policy read and compiled once for the request. */
 export async function callerAccess(store: Store, caller: Caller): Promise<LibraryAccess> {
-  const policy = (await store.teams.policy(caller.teamId)) ?? OPEN_POLICY;
+  return accessUnder(caller, (await store.teams.policy(caller.teamId)) ?? OPEN_POLICY);
+}
+
+/** A caller's access under a given policy (its team's, or one being proposed). */
+export function accessUnder(caller: Pick<Caller, "teamId">, policy: AccessPolicy): LibraryAccess {
   return {
     canSee: (library) => !library.private || library.team_id === caller.teamId,
     mayUse: policyMatcher(policy),

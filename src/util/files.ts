@@ -55,6 +55,13 @@ export function writeFileAtomic(file: string, content: string, mode = 0o600): vo
   fsyncDirectory(path.dirname(file));
 }
 
+/** Remove what a killed process left in `dir` under names starting with `prefix` (staging folders, temporary volumes). */
+export function removeLeftovers(dir: string, prefix: string): void {
+  for (const entry of fs.readdirSync(dir)) {
+    if (entry.startsWith(prefix)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+  }
+}
+
 /** Create a file that must not exist yet ("wx", mode 0600) with `bytes`, durably: the file and its directory fsynced. */
 export function createFileDurably(file: string, bytes: Uint8Array): void {
   const fd = fs.openSync(file, "wx", 0o600);

@@ -11,7 +11,7 @@ import { configuredDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { stageRestore } from "../../ops/staged-restore.js";
 import { verify, type VerifyResult } from "../../ops/verify.js";
-import { NO_KEYS, openArchive, type ArchiveKeys } from "../../archive/age.js";
+import { identitiesIn, NO_KEYS, openArchive, type ArchiveKeys } from "../../archive/age.js";
 import { openArchiveFile } from "../../ops/archive-file.js";
 import { requireAdmin } from "../admin-session.js";
 
@@ -159,7 +159,7 @@ const AGE_KEY_FIELDS = {
 };
 
 function keysOf(body: AgeKeysBody): ArchiveKeys {
-  const identities = (body.identity ?? "").split(/\r?\n/).map((l) => l.trim()).filter((l) => l.startsWith("AGE-SECRET-KEY-"));
+  const identities = identitiesIn(body.identity ?? "");
   if (body.identity !== undefined && identities.length === 0) throw new LdsError("validation_error", "identity holds no age identity (a line AGE-SECRET-KEY-1…).");
   return { identities, passphrases: body.passphrase ? [body.passphrase] : [] };
 }
