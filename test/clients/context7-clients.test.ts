@@ -3,7 +3,6 @@ import { createRequire } from "node:module";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Context7 } from "@upstash/context7-sdk";
-import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -11,6 +10,7 @@ import { fixtureDocs } from "../helpers/doc-fixtures.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDir, tempDirForFile } from "../helpers/temp.js";
+import { libraryState } from "../helpers/volume.js";
 
 /**
  * Issue 13: the published clients of the best-known hosted service, installed from npm as they are
@@ -45,14 +45,7 @@ beforeAll(async () => {
     body: JSON.stringify({ docsRepoUrl: tidewater.url }),
   });
   expect(submitted.status).toBe(200);
-  await eventually(async () => {
-    const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
-    try {
-      return db.prepare("SELECT state FROM libraries WHERE id = '/acme/tidewater'").pluck().get() === "finalized";
-    } finally {
-      db.close();
-    }
-  }, 60_000);
+  await eventually(async () => libraryState(dataDir, "/acme/tidewater")?.state === "finalized", 60_000);
   await cli("ingest", "git", tidewater.url, "--tag", "v1.0", "--allow-http-host", host);
 }, 120_000);
 

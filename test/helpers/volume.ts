@@ -55,6 +55,16 @@ export function fingerprintTree(root: string): Record<string, string> {
   return out;
 }
 
+/** A library's processing state and its reason, read from a volume's lds.db (read-only: safe beside a running server). */
+export function libraryState(dataDir: string, id: string): { state: string; state_reason: string | null } | undefined {
+  const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+  try {
+    return db.prepare("SELECT state, state_reason FROM libraries WHERE id = ?").get(id) as { state: string; state_reason: string | null } | undefined;
+  } finally {
+    db.close();
+  }
+}
+
 /** Library ids in a volume's lds.db (read-only: safe beside a running server). */
 export function libraryIds(dataDir: string): string[] {
   const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });

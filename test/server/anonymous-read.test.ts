@@ -1,13 +1,12 @@
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { fixtureDocs } from "../helpers/doc-fixtures.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDirForFile } from "../helpers/temp.js";
+import { libraryState } from "../helpers/volume.js";
 
 const TOKEN = "ghp_anonymous-tests-token";
 let git: GitServer;
@@ -15,14 +14,7 @@ let server: TestServer | undefined;
 let dataDir: string;
 let gitEnv: Record<string, string>;
 
-const state = (id: string) => {
-  const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
-  try {
-    return db.prepare("SELECT state FROM libraries WHERE id = ?").pluck().get(id);
-  } finally {
-    db.close();
-  }
-};
+const state = (id: string) => libraryState(dataDir, id)?.state;
 
 beforeAll(async () => {
   git = await startGitServer(TOKEN);

@@ -7,6 +7,7 @@ import { startEmbeddingServer, type EmbeddingServer } from "../helpers/embedding
 import { startGitServer, type GitServer, type TestRepo } from "../helpers/git-server.js";
 import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDirForFile } from "../helpers/temp.js";
+import { libraryState } from "../helpers/volume.js";
 
 /**
  * Issue 13: a real embedding provider behind LDS (a fixture speaking OpenAI's wire format on loopback). A library
@@ -22,14 +23,7 @@ let key: string;
 let repo: TestRepo;
 let gitEnv: Record<string, string>;
 
-const library = () => {
-  const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
-  try {
-    return db.prepare("SELECT state, state_reason FROM libraries WHERE id = '/acme/tidewater'").get() as { state: string; state_reason: string | null } | undefined;
-  } finally {
-    db.close();
-  }
-};
+const library = () => libraryState(dataDir, "/acme/tidewater");
 const vectorMeta = () => {
   const db = new Database(path.join(dataDir, "vectors.db"), { readonly: true });
   try {

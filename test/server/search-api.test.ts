@@ -8,6 +8,7 @@ import { fixtureDocs } from "../helpers/doc-fixtures.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDirForFile } from "../helpers/temp.js";
+import { libraryState } from "../helpers/volume.js";
 
 const TOKEN = "ghp_search-tests-token";
 const DUPLICATE = "```js\nconst api = createClient({ baseUrl: \"https://dup.example\" });\n```";
@@ -29,14 +30,7 @@ async function get(route: string, key: string | null = keys.pro) {
   return { ...r, type: r.headers.get("content-type") ?? "" };
 }
 
-function state(id: string): string | undefined {
-  const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
-  try {
-    return db.prepare("SELECT state FROM libraries WHERE id = ?").pluck().get(id) as string | undefined;
-  } finally {
-    db.close();
-  }
-}
+const state = (id: string) => libraryState(dataDir, id)?.state;
 
 async function submit(url: string, key: string, extra: Record<string, unknown> = {}) {
   const response = await fetch(server.url + "/v2/add/repo/hostb", {
