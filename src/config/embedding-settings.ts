@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { LdsError } from "../errors.js";
+import { wholeFromEnv } from "./env-number.js";
 
 /**
  * An embedding provider, from the environment (server and CLI read the same variables, so both embed alike):
@@ -37,13 +38,7 @@ export function embeddingSettingsFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetti
   if (provider !== "openai" && provider !== "ollama") throw refuse(`LDS_EMBEDDINGS_PROVIDER must be openai or ollama (got "${provider.slice(0, 40)}")`, "openai covers every OpenAI-compatible /embeddings endpoint.");
   const model = env.LDS_EMBEDDINGS_MODEL?.trim();
   if (!model) throw refuse("LDS_EMBEDDINGS_MODEL is required with LDS_EMBEDDINGS_URL", "Name the embedding model, e.g. text-embedding-3-small or nomic-embed-text.");
-  const whole = (name: string, fallback: number | undefined, min: number, max: number) => {
-    const raw = env[name]?.trim();
-    if (!raw && fallback !== undefined) return fallback;
-    const value = Number(raw);
-    if (!raw || !Number.isInteger(value) || value < min || value > max) throw refuse(`${name} must be a whole number from ${min} to ${max}${raw ? ` (got "${raw.slice(0, 20)}")` : ""}`, `Set ${name}.`);
-    return value;
-  };
+  const whole = (name: string, fallback: number | undefined, min: number, max: number) => wholeFromEnv(env, name, fallback, min, max);
   const keyFile = env.LDS_EMBEDDINGS_API_KEY_FILE?.trim();
   let apiKey = env.LDS_EMBEDDINGS_API_KEY?.trim() || undefined;
   if (keyFile) {

@@ -1,5 +1,5 @@
-import { LdsError } from "../errors.js";
 import { takeAdminPassword } from "./admin-password.js";
+import { wholeFromEnv } from "./env-number.js";
 import { embeddingSettingsFromEnv, type EmbeddingSettings } from "./embedding-settings.js";
 import { gitPolicyFromEnv, type GitUrlPolicy } from "./git-settings.js";
 
@@ -36,17 +36,7 @@ export interface ServerSettings {
 
 /** Parse the server's environment: a value that is set but not usable is refused with the variable's name. */
 export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
-  const whole = (name: string, fallback: number, min = 1) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) {
-      throw new LdsError("validation_error", `${name} must be a whole number of at least ${min} (got "${raw.slice(0, 40)}").`, {
-        hint: `Correct or unset ${name} (unset: ${fallback}), then start again.`,
-      });
-    }
-    return value;
-  };
+  const whole = (name: string, fallback: number, min = 1) => wholeFromEnv(env, name, fallback, min);
   const flag = (name: string) => /^(1|true|yes)$/i.test(env[name]?.trim() ?? "");
   return {
     planLimits: { free: whole("LDS_RATE_LIMIT_FREE", 60), pro: whole("LDS_RATE_LIMIT_PRO", 300), enterprise: whole("LDS_RATE_LIMIT_ENTERPRISE", 1200) },
