@@ -1,5 +1,4 @@
 import type { Logger } from "pino";
-import { dataVolume } from "../config/data-volume.js";
 import type { Destination } from "../destinations/destination.js";
 import { describeFailure, isLdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
@@ -46,10 +45,10 @@ export async function drillArchive(store: Store, logger: Logger, dataDir: string
   } else {
     try {
       // Temporary volumes of drills a crash interrupted: only the server makes them here.
-      removeLeftovers(dataVolume(dataDir).root, DRILL_PREFIX);
+      removeLeftovers(dataDir, DRILL_PREFIX);
       const local = destination.kind === "local";
       const archive = local ? (await destination.stat(name)).location : `${destination.description}/${name}`;
-      const result = await restoreDrill(archive, { remote: local ? undefined : { destination, name }, tempDir: dataVolume(dataDir).root });
+      const result = await restoreDrill(archive, { remote: local ? undefined : { destination, name }, tempDir: dataDir });
       record = { at, archive: name, ok: true, durationMs: result.durationMs, checks: result.checks.map(({ part, detail }) => ({ part, detail })) };
       logger.info({ archive: name, durationMs: result.durationMs }, "restore drill passed");
     } catch (err) {

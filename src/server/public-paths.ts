@@ -12,5 +12,10 @@ export function isPublicApiPath(url: string): boolean {
 const ANONYMOUS_READS = /^(\/api)?\/(v2\/libs\/search|v2\/context|mcp)(\/|\?|$)/;
 
 export function isAnonymousRead(method: string, url: string): boolean {
-  return (method === "GET" || (method === "POST" && /^(\/api)?\/mcp(\?|$)/.test(url))) && ANONYMOUS_READS.test(url);
+  return (method === "GET" || (method === "POST" && isMcpPath(url))) && ANONYMOUS_READS.test(url);
+}
+
+/** The MCP endpoint, at /mcp or /api/mcp. */
+export function isMcpPath(url: string): boolean {
+  return /^(\/api)?\/mcp(\?|$)/.test(url);
 }
