@@ -72,6 +72,7 @@ const TABLE = {
 
   // The data volume.
   volume_locked: { status: 409, exit: EXIT.busy, summary: "another process holds the data volume" },
+  library_busy: { status: 409, exit: EXIT.busy, summary: "a job of the library waits or runs" },
   backup_running: { status: 409, exit: EXIT.busy, summary: "a backup is already running on this data volume" },
   schema_too_new: { status: 500, exit: EXIT.incompatible, summary: "database was written by a newer LDS" },
   key_missing: { status: 500, exit: EXIT.secrets, summary: "secret.key is missing while sealed secrets exist" },

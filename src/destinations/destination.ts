@@ -35,6 +35,16 @@ export interface Destination {
    * names only, and return what was removed. The caller holds the volume's backup lock, so none is in progress.
    */
   removeIncomplete(): Promise<string[]>;
+  /**
+   * Write a small probe object (never an archive name), read it back and delete it: the dashboard's "Test
+   * connection". Throws an LdsError whose message names the step that failed.
+   */
+  probe(): Promise<void>;
+}
+
+/** A probe's name: hidden, random, never an archive name, so that a crash between its steps leaves nothing listed. */
+export function probeName(): string {
+  return `.lds-probe-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 const ARCHIVE_NAME = /^lds-backup-(\d{8}T\d{6}Z)\.tar(\.gz)?(\.age)?$/;

@@ -7,7 +7,8 @@ import { LdsError, fromSystemError } from "../errors.js";
 import { fsyncDirectory, fsyncFileAsync } from "../util/files.js";
 import { processExists } from "../util/process-exists.js";
 import { checkLocalDirectory } from "./local-path.js";
-import { assertArchiveName, isArchiveName, notFound, type ArchiveInfo, type Destination } from "./destination.js";
+import { randomBytes } from "node:crypto";
+import { assertArchiveName, isArchiveName, notFound, probeName, type ArchiveInfo, type Destination } from "./destination.js";
 
 export interface LocalDestinationOptions {
   /** Directory the archives go to; created (mode 0700) on the first backup. It may be a mounted network path. */
@@ -102,6 +103,25 @@ export function createLocalDestination({ dir: rawDir }: LocalDestinationOptions)
 
     async removeIncomplete() {
       return fs.existsSync(dir) ? removeAbandonedTemps(dir) : [];
+    },
+
+    async probe() {
+      const file = at(probeName());
+      const body = randomBytes(64);
+      let step = `creating ${dir}`;
+      try {
+        await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+        step = `writing the probe file ${file}`;
+        await fs.promises.writeFile(file, body, { flag: "wx", mode: 0o600 });
+        step = `reading back ${file}`;
+        const read = await fs.promises.readFile(file);
+        if (!read.equals(body)) throw new LdsError("destination_error", `${file} read back other bytes than were written.`, { hint: "Check the filesystem or network share behind that path." });
+        step = `deleting ${file}`;
+        await fs.promises.rm(file);
+      } catch (err) {
+        await fs.promises.rm(file, { force: true }).catch(() => {});
+        throw err instanceof LdsError ? err : fromSystemError(err, `${dir} (while ${step})`);
+      }
     },
   };
 }

@@ -5,13 +5,15 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LdsError } from "../errors.js";
-import { assertArchiveName, isArchiveName, notFound, type ArchiveInfo, type Destination } from "./destination.js";
+import { assertArchiveName, isArchiveName, notFound, probeName, type ArchiveInfo, type Destination } from "./destination.js";
 import { resumableStream } from "./resumable-stream.js";
 import { s3Error } from "./s3-errors.js";
 
@@ -228,6 +230,29 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       yield* found.sort((a, b) => (a.name < b.name ? 1 : -1));
+    },
+
+    async probe() {
+      const key = keyOf(probeName());
+      const body = randomBytes(64);
+      await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: key, Body: body })).catch((err: unknown) => {
+        throw fail(err, `writing the probe object ${key}`);
+      });
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket: options.bucket, Key: key })).catch((err: unknown) => {
+          throw fail(err, `reading back the probe object ${key}`);
+        });
+        const read = Buffer.from(await object.Body!.transformToByteArray());
+        if (!read.equals(body)) {
+          throw new LdsError("destination_error", `${description} answered other bytes for the probe object ${key} than were written.`, {
+            hint: "Check the endpoint: it may be a proxy or cache rather than the store itself.",
+          });
+        }
+      } finally {
+        await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: key })).catch((err: unknown) => {
+          throw fail(err, `deleting the probe object ${key}`);
+        });
+      }
     },
 
     async remove(name) {

@@ -13,6 +13,7 @@ import { lockBackup } from "../volume/volume-locks.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
 import { action } from "../hints.js";
+import { recordBackupRun } from "./backup-history.js";
 
 export type Trigger = "api" | "schedule";
 
@@ -35,7 +36,8 @@ export interface LastResult {
   /** Leftovers of killed backups removed first, or why looking for them failed. */
   incompleteRemoved?: string[];
   incompleteError?: string | null;
-  error?: { code: string; message: string };
+  /** `hint` is neutral (src/hints.ts): the shell that shows it words it. */
+  error?: { code: string; message: string; hint?: string };
 }
 
 export interface BackupStatus {
@@ -112,7 +114,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
         }
       } catch (err) {
         lock.release();
-        const error = isLdsError(err) ? { code: err.code, message: err.message } : { code: "internal_error", message: (err as Error).message };
+        const error = isLdsError(err) ? { code: err.code, message: err.message, hint: err.hint } : { code: "internal_error", message: (err as Error).message };
         await record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
         logger.error({ error, trigger }, "backup failed");
       } finally {
@@ -126,6 +128,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   /** The run's outcome for the status endpoint; a store that cannot take it is logged, never thrown at the run. */
   async function record(result: LastResult): Promise<void> {
     await store.settings.set(LAST_RESULT, JSON.stringify(result)).catch((err: unknown) => logger.error({ err: String(err) }, "could not record the backup's result"));
+    await recordBackupRun(store, result).catch((err: unknown) => logger.error({ err: String(err) }, "could not add the backup to the run history"));
   }
 
   async function onSchedule(): Promise<void> {

@@ -23,7 +23,9 @@ export interface StageRequest {
   requestedBy: string;
 }
 
-export function stageRestore(volume: DataVolume, request: StageRequest): void {
+/** Stage an archive; answers the time it was staged, which names this request in the outcome record. */
+export function stageRestore(volume: DataVolume, request: StageRequest): { stagedAt: string } {
+  const stagedAt = new Date().toISOString();
   const temp = `${volume.restoreStaged}.tmp-${process.pid}`;
   fs.rmSync(temp, { recursive: true, force: true });
   fs.mkdirSync(temp, { mode: 0o700 });
@@ -32,20 +34,28 @@ export function stageRestore(volume: DataVolume, request: StageRequest): void {
   else fs.copyFileSync(request.file, target);
   fs.chmodSync(target, 0o600);
   fsyncFile(target);
-  writeFileAtomic(path.join(temp, REQUEST), JSON.stringify({ source: request.source, requestedBy: request.requestedBy, stagedAt: new Date().toISOString() }, null, 2));
+  writeFileAtomic(path.join(temp, REQUEST), JSON.stringify({ source: request.source, requestedBy: request.requestedBy, stagedAt }, null, 2));
   // A newer request replaces an older one that was never applied.
   fs.rmSync(volume.restoreStaged, { recursive: true, force: true });
   fs.renameSync(temp, volume.restoreStaged);
   fsyncDirectory(volume.root);
+  return { stagedAt };
 }
 
 export function hasStagedRestore(volume: DataVolume): boolean {
   return fs.existsSync(path.join(volume.restoreStaged, ARCHIVE));
 }
 
+/** What request.json says of the staged restore (informative: a missing or damaged file is not an error). */
+interface StagedRequest {
+  source: string;
+  requestedBy: string | null;
+  stagedAt: string | null;
+}
+
 export interface StagedOutcome {
-  applied: (RestoreResult & { source: string }) | null;
-  failed: { source: string; error: string; keptIn: string } | null;
+  applied: (RestoreResult & StagedRequest) | null;
+  failed: (StagedRequest & { error: string; keptIn: string }) | null;
 }
 
 /**
@@ -54,9 +64,10 @@ export interface StagedOutcome {
  */
 export async function applyStagedRestore(volume: DataVolume): Promise<StagedOutcome> {
   if (!hasStagedRestore(volume)) return { applied: null, failed: null };
-  let source = "unknown";
+  let request: StagedRequest = { source: "unknown", requestedBy: null, stagedAt: null };
   try {
-    source = (JSON.parse(fs.readFileSync(path.join(volume.restoreStaged, REQUEST), "utf8")) as { source: string }).source;
+    const stored = JSON.parse(fs.readFileSync(path.join(volume.restoreStaged, REQUEST), "utf8")) as Partial<StagedRequest>;
+    request = { source: String(stored.source ?? "unknown"), requestedBy: stored.requestedBy ?? null, stagedAt: stored.stagedAt ?? null };
   } catch {
     // request.json is informative only
   }
@@ -68,12 +79,12 @@ export async function applyStagedRestore(volume: DataVolume): Promise<StagedOutc
       underServerLock: true,
     });
     fs.rmSync(volume.restoreStaged, { recursive: true, force: true });
-    return { applied: { ...result, source }, failed: null };
+    return { applied: { ...result, ...request }, failed: null };
   } catch (err) {
     const keptIn = path.join(volume.root, `restore-staged-failed-${fileTimestamp()}`);
     fs.renameSync(volume.restoreStaged, keptIn);
     const error = describeFailure(err);
     writeFileAtomic(path.join(keptIn, "error.txt"), error + "\n");
-    return { applied: null, failed: { source, error, keptIn } };
+    return { applied: null, failed: { ...request, error, keptIn } };
   }
 }

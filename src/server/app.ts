@@ -12,8 +12,14 @@ import { backupRoutes } from "./routes/backup.js";
 import { healthRoutes } from "./routes/health.js";
 import { publicApiRoutes, type PublicApiOptions } from "./routes/public-api.js";
 import { restoreRoutes } from "./routes/restore.js";
+import { overviewRoutes } from "./routes/admin-overview.js";
+import { accountRoutes } from "./routes/admin-accounts.js";
+import { adminLibraryRoutes } from "./routes/admin-libraries.js";
+import { dashboardRoutes } from "./dashboard.js";
 import type { JobRunner } from "../ops/job-runner.js";
 import { isPublicApiPath } from "./public-paths.js";
+import { renderHint } from "../hints.js";
+import { SERVER_HINT_WORDS } from "./hint-words.js";
 import type { UsageRecorder } from "../ops/usage-recorder.js";
 
 export interface AppSettings {
@@ -53,7 +59,9 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
     const err = isDiskFull(raw) ? fromSystemError(raw, "the data volume") : raw;
     if (err instanceof LdsError) {
       if (err.status >= 500) request.log.error({ code: err.code, err: err.message }, "request failed");
-      return reply.status(err.status).send({ error: err.code, message: err.message });
+      // The hint, worded for an HTTP client (the dashboard shows it under the message).
+      const hint = err.hint ? { hint: renderHint(err.hint, SERVER_HINT_WORDS) } : {};
+      return reply.status(err.status).send({ error: err.code, message: err.message, ...hint });
     }
     const e = err as { statusCode?: number; validation?: unknown; message: string };
     if (e.validation) {
@@ -101,6 +109,10 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
   app.register(authRoutes, { volume, sessionTtlSeconds: settings.sessionTtlSeconds, loginAttemptsPerMinute: settings.loginAttemptsPerMinute });
   app.register(backupRoutes, { volume, runner });
   app.register(restoreRoutes, { volume, uploadLimitBytes: settings.uploadLimitBytes, requestRestart });
+  app.register(overviewRoutes, { volume, runner, licence });
+  app.register(accountRoutes, { volume });
+  app.register(adminLibraryRoutes, { volume, jobs, gitPolicy: publicApi.gitPolicy });
+  app.register(dashboardRoutes);
   app.register(publicApiRoutes, { volume, jobs, usage, ...publicApi });
   return app;
 }

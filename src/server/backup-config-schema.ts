@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from "ajv";
 import path from "node:path";
-import type { BackupConfig } from "../ops/backup-config.js";
+import type { BackupConfig, DestinationConfig } from "../ops/backup-config.js";
 import { destinationDrivers } from "../destinations/registry.js";
 import { LdsError } from "../errors.js";
 import { checkRecipients } from "../archive/age.js";
@@ -86,11 +86,26 @@ export function parseBackupConfig(body: unknown): BackupConfigUpdate {
       throw new LdsError("validation_error", `encryption.recipients: ${(err as Error).message}`, { hint: "Give age public keys (age1…); age-keygen -y IDENTITY prints the one of an identity." });
     }
   }
-  const destination = config.destination;
+  checkAbsolutePath(config.destination);
+  return config;
+}
+
+let compiledDestination: ReturnType<typeof ajv.compile> | undefined;
+/** The body of POST /api/backup/test-connection: `{destination}`, the same shape as in the configuration. */
+export function parseDestinationTest(body: unknown): DestinationConfig {
+  const copy = structuredClone(body);
+  const check = (compiledDestination ??= ajv.compile({ type: "object", additionalProperties: false, required: ["destination"], properties: { destination: destinationSchema() } }));
+  if (!check(copy)) throw new LdsError("validation_error", describe(check.errors![0]!), { hint: "Send {\"destination\": …} as in the backup configuration." });
+  const destination = (copy as { destination: DestinationConfig }).destination;
+  checkAbsolutePath(destination);
+  return destination;
+}
+
+/** A local destination's path is resolved by the server: a relative one would depend on its working directory. */
+function checkAbsolutePath(destination: DestinationConfig): void {
   if (destination.type === "local" && typeof destination.path === "string" && !path.isAbsolute(destination.path)) {
     throw new LdsError("validation_error", "destination.path must be an absolute path.", { hint: "For example /var/backups/lds." });
   }
-  return config;
 }
 
 function describe(error: ErrorObject): string {

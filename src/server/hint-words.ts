@@ -1,6 +1,6 @@
 import { GENERAL_SETTINGS } from "../config/setting-names.js";
 import { destinationDrivers } from "../destinations/registry.js";
-import type { HintAction, HintArgs, HintWords } from "../hints.js";
+import { renderHint, type HintAction, type HintArgs, type HintWords } from "../hints.js";
 
 /**
  * How the server words a hint for an HTTP client or the dashboard: a setting as the field of the configuration it
@@ -40,3 +40,8 @@ export const SERVER_HINT_WORDS: HintWords = {
   setting: serverSettingName,
   action: (name, args) => REQUESTS[name](args),
 };
+
+/** A record with a neutral hint (a warning, a stored error), its hint worded for HTTP clients and the dashboard. */
+export function worded<T extends { hint?: string }>(record: T): T {
+  return record.hint ? { ...record, hint: renderHint(record.hint, SERVER_HINT_WORDS) } : record;
+}

@@ -22,6 +22,7 @@ import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
 import { createVectorSearchWorker } from "../vectors/knn-worker.js";
 import { describeRecovery, recoverInterruptedRestore } from "../ops/restore-journal.js";
 import { applyStagedRestore } from "../ops/staged-restore.js";
+import { outcomeRecord, recordRestoreOutcome, type RestoreOutcome } from "../ops/restore-outcome.js";
 
 export interface ServeOptions {
   dataDir: string;
@@ -56,7 +57,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone.
     if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) await waitUntilAlone(volume, lock, 60_000);
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
-    await applyStaged(volume, logger);
+    const restored = await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
     opened = openVolume(volume.root, embedderFor(settings.embeddings));
     // From here commands may open the volume beside the server.
@@ -66,6 +67,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const background = opened.embedder.remote ? rebuildInBackground(opened, logger) : undefined;
     if (!background) await rebuildStaleVectors(opened, logger);
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs);
+    if (restored) await recordRestoreOutcome(opened.store, restored);
     await bootstrapAdmin(opened, settings.firstAdmin, logger);
     const runner = await createBackupRunner({ dataDir: volume.root, store: opened.store, logger });
     const gitPolicy = settings.git;
@@ -153,7 +155,8 @@ async function takeVolume(volume: DataVolume, waitMs: number): Promise<HeldLock>
   }
 }
 
-async function applyStaged(volume: DataVolume, logger: Logger): Promise<void> {
+/** Apply a staged restore, if any; answers its outcome for the store (recorded once the volume is open). */
+async function applyStaged(volume: DataVolume, logger: Logger): Promise<RestoreOutcome | null> {
   const outcome = await applyStagedRestore(volume);
   if (outcome.applied) {
     const { source, preRestoreDir, requeued, manifest } = outcome.applied;
@@ -162,6 +165,7 @@ async function applyStaged(volume: DataVolume, logger: Logger): Promise<void> {
   if (outcome.failed) {
     logger.error(outcome.failed, `The staged restore of ${outcome.failed.source} failed and was not applied; starting on the current data. The archive is kept in ${outcome.failed.keptIn}.`);
   }
+  return outcomeRecord(outcome);
 }
 
 /** The first admin, from LDS_ADMIN_PASSWORD(_FILE) (username LDS_ADMIN_USERNAME, default "admin"), only while there is none. */

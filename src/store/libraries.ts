@@ -148,3 +148,26 @@ export function relocateLibrary(
     recordAudit(db, { actor: move.actor, action: "library.move", subject: move.libraryId, details: { from: move.from, to: move.sourceUrl, branch: move.branch ?? null } });
   })();
 }
+
+/**
+ * Delete a library and everything of it (snippets and their full-text rows, versions, jobs and the git tokens they
+ * waited with, usage counters), all or nothing; library_busy while a job of it waits or runs. Answers the snippet ids, whose vectors the
+ * caller removes next: vectors without snippets are invisible to readers, so that order is safe after a crash.
+ */
+export function removeLibrary(db: Database.Database, libraryId: string): number[] {
+  return db.transaction(() => {
+    // Checked inside the transaction: a job claimed meanwhile would write into a library that is gone.
+    if (db.prepare("SELECT 1 FROM jobs WHERE library_id = ? AND state IN ('queued','running')").get(libraryId)) {
+      throw new LdsError("library_busy", `${libraryId} is being processed; it can be removed when its job has finished.`, {
+        hint: "Wait until its state is finalized or failed, then remove it again.",
+      });
+    }
+    const snippetIds = db.prepare("SELECT id FROM snippets WHERE library_id = ?").pluck().all(libraryId) as number[];
+    const jobIds = db.prepare("SELECT id FROM jobs WHERE library_id = ?").pluck().all(libraryId) as number[];
+    const dropToken = db.prepare("DELETE FROM secrets WHERE name = ?");
+    for (const id of jobIds) dropToken.run(`job:${id}:gitToken`);
+    db.prepare("DELETE FROM library_usage WHERE library_id = ?").run(libraryId);
+    db.prepare("DELETE FROM libraries WHERE id = ?").run(libraryId);
+    return snippetIds;
+  })();
+}

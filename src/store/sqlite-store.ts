@@ -47,6 +47,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       recordServedBranch: on(libraries.recordServedBranch),
       setDescription: on(libraries.setLibraryDescription),
       setState: on(libraries.setLibraryState),
+      remove: on(libraries.removeLibrary),
     },
     versions: {
       list: on(versions.libraryVersions),
@@ -91,6 +92,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       add: on(accounts.addUser),
       require: on(accounts.requireUser),
       remove: on(accounts.removeUser),
+      list: on(accounts.listUsers),
     },
     apiKeys: {
       create: on(apiKeys.createApiKey),

@@ -42,6 +42,8 @@ export interface LibraryStore {
   setDescription(id: string, description: string): Promise<void>;
   /** Move a library to a state of its ingestion; `reason` explains a failure. */
   setState(id: string, state: LibraryState, reason?: string | null): Promise<void>;
+  /** Delete a library with its snippets, versions and jobs, all or nothing (library_busy while a job of it waits or runs); answers the removed snippets' ids (their vectors go next). */
+  remove(id: string): Promise<number[]>;
 }
 
 export interface VersionStore {
@@ -117,6 +119,8 @@ export interface UserStore {
   require(email: string): Promise<User>;
   /** Its API keys stop working until it is added again. */
   remove(email: string): Promise<User>;
+  /** Every team's current users, with the team's name. */
+  list(): Promise<Array<User & { team: string }>>;
 }
 
 export interface ApiKeyStore {

@@ -48,6 +48,13 @@ export function destinationConformance(label: string, setup: () => Promise<Confo
       expect(await codeOf(destination.stat(names[0]!))).toBe("archive_not_found");
     });
 
+    it("passes a probe (write, read back, delete) and leaves nothing behind", async () => {
+      const target = await setup();
+      const before = await target.listEverything();
+      await target.destination.probe();
+      expect(await target.listEverything()).toEqual(before);
+    });
+
     it("answers archive_not_found for a missing archive, and removing one twice is fine", async () => {
       const { destination } = await setup();
       expect(await codeOf(destination.get(names[1]!))).toBe("archive_not_found");

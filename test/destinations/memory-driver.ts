@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { assertArchiveName, isArchiveName, notFound, type Destination } from "../../src/destinations/destination.js";
+import { assertArchiveName, isArchiveName, notFound, probeName, type Destination } from "../../src/destinations/destination.js";
 import type { DestinationDriver } from "../../src/destinations/driver.js";
 import { LdsError } from "../../src/errors.js";
 
@@ -78,6 +78,11 @@ function memoryDestination(storeName: string): Destination {
     },
     async removeIncomplete() {
       return [];
+    },
+    async probe() {
+      const name = probeName();
+      objects.set(name, { body: Buffer.from("probe"), at: new Date() });
+      objects.delete(name);
     },
   };
 }

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand } from "@aws-sdk/client-s3";
-import { CreateAccessKeyCommand, CreateUserCommand, IAMClient, PutUserPolicyCommand } from "@aws-sdk/client-iam";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createS3Destination } from "../../src/destinations/s3.js";
@@ -11,6 +10,7 @@ import { restore } from "../../src/ops/restore.js";
 import { runCli } from "../helpers/cli.js";
 import { freePort, startS3Server, type S3TestServer } from "../helpers/s3-server.js";
 import { startProxy } from "../helpers/tcp-proxy.js";
+import { startS3WithUser } from "../helpers/s3-iam.js";
 import { tempDir } from "../helpers/temp.js";
 import { addBallast, seedVolume } from "../helpers/volume.js";
 
@@ -188,22 +188,11 @@ describe("S3 faults", () => {
   });
 
   it("wrong credentials and a denied prefix each get their own error (moto enforcing IAM)", async () => {
-    // Five free requests: the readiness probe, then the bucket, the user, its policy and its key. After that,
-    // moto checks every request's credentials and the user's policy.
-    const iamServer = await startS3Server({ enforceAuthAfter: 5 });
+    const { server: iamServer, bucket, accessKeyId, secretAccessKey } = await startS3WithUser("iam-bucket");
     try {
-      const bucket = await iamServer.createBucket("iam-bucket");
-      const iam = new IAMClient({ ...iamServer.settings, credentials: { accessKeyId: "test", secretAccessKey: "test" } });
-      await iam.send(new CreateUserCommand({ UserName: "backup" }));
-      await iam.send(new PutUserPolicyCommand({
-        UserName: "backup",
-        PolicyName: "only-allowed-prefix",
-        PolicyDocument: JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "s3:*", Resource: [`arn:aws:s3:::${bucket}/allowed/*`] }] }),
-      }));
-      const key = (await iam.send(new CreateAccessKeyCommand({ UserName: "backup" }))).AccessKey!;
       const dataDir = tempDir();
       await seedVolume(dataDir);
-      const env = { LDS_S3_ENDPOINT: iamServer.endpoint, LDS_S3_PATH_STYLE: "1", LDS_S3_ACCESS_KEY_ID: key.AccessKeyId!, LDS_S3_SECRET_ACCESS_KEY: key.SecretAccessKey! };
+      const env = { LDS_S3_ENDPOINT: iamServer.endpoint, LDS_S3_PATH_STYLE: "1", LDS_S3_ACCESS_KEY_ID: accessKeyId, LDS_S3_SECRET_ACCESS_KEY: secretAccessKey };
 
       const wrong = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/allowed`], { ...env, LDS_S3_SECRET_ACCESS_KEY: "not-the-secret" });
       expect(wrong.exitCode).toBe(8);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { verifyPassword } from "../../admin/passwords.js";
 import { LdsError } from "../../errors.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { SESSION_COOKIE } from "../admin-session.js";
+import { requireAdmin, SESSION_COOKIE } from "../admin-session.js";
 import { createRateLimiter } from "../rate-limiter.js";
 
 export interface AuthRouteOptions {
@@ -12,7 +12,7 @@ export interface AuthRouteOptions {
   loginAttemptsPerMinute: number;
 }
 
-/** POST /api/auth/login and /api/auth/logout (docs/admin-api.md). */
+/** POST /api/auth/login, GET /api/auth/session and POST /api/auth/logout (docs/admin-api.md). */
 export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { volume, sessionTtlSeconds, loginAttemptsPerMinute }) => {
   const perAccount = createRateLimiter();
   app.post<{ Body: { username: string; password: string } }>(
@@ -50,6 +50,9 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
       return { username: admin.username, expiresAt: session.expiresAt.toISOString() };
     },
   );
+
+  // Who is signed in: the dashboard asks first, and an expired session sends it to sign-in.
+  app.get("/api/auth/session", { onRequest: requireAdmin(volume.store) }, async (request) => ({ username: request.admin!.username }));
 
   app.post("/api/auth/logout", async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];

@@ -6,11 +6,13 @@ import type { BackupRunner } from "../../ops/backup-runner.js";
 import { configuredDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { requireAdmin } from "../admin-session.js";
-import { parseBackupConfig } from "../backup-config-schema.js";
+import { parseBackupConfig, parseDestinationTest } from "../backup-config-schema.js";
 import { driverOfKind } from "../../destinations/registry.js";
 import { parseRange } from "../range.js";
-import { renderHint } from "../../hints.js";
-import { SERVER_HINT_WORDS } from "../hint-words.js";
+import { worded } from "../hint-words.js";
+import { backupRuns } from "../../ops/backup-history.js";
+import { testDestination } from "../../ops/test-destination.js";
+import type { LastResult } from "../../ops/backup-runner.js";
 
 export interface BackupRouteOptions {
   volume: OpenVolume;
@@ -31,10 +33,14 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   // Warnings carry neutral hints: worded here as the configuration's fields.
   app.get("/api/backup/status", async () => {
     const status = await runner.status();
-    const words = <T extends { hint: string }>(list: T[]) => list.map((w) => ({ ...w, hint: renderHint(w.hint, SERVER_HINT_WORDS) }));
-    const lastResult = status.lastResult?.warnings ? { ...status.lastResult, warnings: words(status.lastResult.warnings) } : status.lastResult;
-    return { ...status, lastResult, warnings: words(status.warnings) };
+    return { ...status, lastResult: status.lastResult && wordedRun(status.lastResult), warnings: status.warnings.map(worded) };
   });
+
+  // The last 50 runs of the server's backups, newest first (the dashboard's history).
+  app.get("/api/backup/runs", async () => ({ runs: (await backupRuns(store)).map(wordedRun) }));
+
+  // Write, read back and delete a probe at the destination as given (saved or not): the dashboard's "Test connection".
+  app.post("/api/backup/test-connection", async (request) => testDestination(store, dataDir, parseDestinationTest(request.body)));
 
   // A restore drill of the newest archive now (what drill.schedule "daily" runs); the outcome is in the status.
   app.post("/api/backup/drill", async (_request, reply) => {
@@ -84,3 +90,8 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
     return saved;
   });
 };
+
+/** A run's warnings and error hint, worded for HTTP clients. */
+function wordedRun(run: LastResult): LastResult {
+  return { ...run, warnings: run.warnings?.map(worded), error: run.error && worded(run.error) };
+}

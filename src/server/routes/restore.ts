@@ -66,6 +66,9 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     return plain;
   }
 
+  // What the dashboard tells before an upload, and the word a restore is confirmed with: the volume's folder name.
+  app.get("/api/restore/limits", async () => ({ uploadLimitBytes, volumeName: path.basename(root) }));
+
   app.post<{ Body: { name: string } & AgeKeysBody }>(
     "/api/restore/validate",
     { schema: { body: { type: "object", additionalProperties: false, required: ["name"], properties: { name: { type: "string", maxLength: 128 }, ...AGE_KEY_FIELDS } } } },
@@ -139,10 +142,10 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
         staged = { file: await decryptForStaging(source.file, keys), downloaded: true };
         if (source.downloaded) fs.rmSync(source.file, { force: true });
       }
-      stageRestore(volume.paths, { file: staged.file, move: staged.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
+      const { stagedAt } = stageRestore(volume.paths, { file: staged.file, move: staged.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
       request.log.warn({ source: name ?? "upload", by: request.admin!.username }, "restore staged; restarting to apply it");
       void reply.then(() => requestRestart("staged restore"), () => requestRestart("staged restore"));
-      return reply.status(202).send({ staged: true, restarting: true, ...result });
+      return reply.status(202).send({ staged: true, restarting: true, stagedAt, ...result });
     },
   );
 };

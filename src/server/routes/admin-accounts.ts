@@ -1,0 +1,79 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { Plan, Role } from "../../store/accounts.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
+import { requireAdmin } from "../admin-session.js";
+
+const PLANS = ["free", "pro", "enterprise"];
+const ROLES = ["owner", "admin", "member"];
+const object = (required: string[], properties: Record<string, object>) => ({ body: { type: "object", additionalProperties: false, required, properties } });
+const teamName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" };
+const email = { type: "string", minLength: 3, maxLength: 254 };
+
+/**
+ * Teams, users and API keys for operators (the dashboard; the CLI's lds teams/users/keys do the same). Every change
+ * is audit-logged with the admin who made it; a new key's secret is in the one answer that creates it, never again.
+ */
+export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
+  const { store } = volume;
+  app.addHook("onRequest", requireAdmin(store));
+  const audit = (actor: string, action: string, subject: string, details: Record<string, unknown> = {}) =>
+    store.audit.record({ actor: `admin:${actor}`, action, subject, details });
+
+  app.get("/api/teams", async () => {
+    const users = await store.users.list();
+    const teams = await store.teams.list();
+    return { teams: teams.map((t) => ({ ...t, users: users.filter((u) => u.team_id === t.id).length })) };
+  });
+
+  app.post<{ Body: { name: string; plan: Plan } }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
+    const team = await store.teams.create(request.body.name, request.body.plan);
+    await audit(request.admin!.username, "team.create", `team:${team.id}`, { name: team.name, plan: team.plan });
+    return reply.status(201).send(team);
+  });
+
+  app.patch<{ Params: { team: string }; Body: { plan: Plan } }>("/api/teams/:team", { schema: object(["plan"], { plan: { enum: PLANS } }) }, async (request) => {
+    const team = await store.teams.require(request.params.team);
+    await store.teams.setPlan(team, request.body.plan);
+    await audit(request.admin!.username, "team.plan", `team:${team.id}`, { from: team.plan, to: request.body.plan });
+    return { ...team, plan: request.body.plan };
+  });
+
+  app.get("/api/users", async () => ({ users: await store.users.list() }));
+
+  app.post<{ Body: { team: string; email: string; role: Role } }>(
+    "/api/users",
+    { schema: object(["team", "email", "role"], { team: { type: "string", minLength: 1, maxLength: 64 }, email, role: { enum: ROLES } }) },
+    async (request, reply) => {
+      const team = await store.teams.require(request.body.team);
+      const user = await store.users.add(team, request.body.email, request.body.role);
+      await audit(request.admin!.username, "user.add", `user:${user.id}`, { email: user.email, team: team.name, role: user.role });
+      return reply.status(201).send({ ...user, team: team.name });
+    },
+  );
+
+  app.delete<{ Params: { email: string } }>("/api/users/:email", async (request) => {
+    const user = await store.users.remove(request.params.email);
+    await audit(request.admin!.username, "user.remove", `user:${user.id}`, { email: user.email });
+    return { removed: user.email };
+  });
+
+  app.get("/api/keys", async () => ({ keys: await store.apiKeys.list() }));
+
+  app.post<{ Body: { email: string; name?: string } }>(
+    "/api/keys",
+    { schema: object(["email"], { email, name: { type: "string", maxLength: 100 } }) },
+    async (request, reply) => {
+      const user = await store.users.require(request.body.email);
+      const { key, prefix } = await store.apiKeys.create(user.id, request.body.name || null);
+      await audit(request.admin!.username, "key.create", `key:${prefix}`, { email: user.email });
+      // The only time the secret leaves the server: the dashboard shows it once with a copy button.
+      return reply.status(201).header("Cache-Control", "no-store").send({ key, prefix, email: user.email });
+    },
+  );
+
+  app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request) => {
+    await store.apiKeys.revoke(request.params.prefix);
+    await audit(request.admin!.username, "key.revoke", `key:${request.params.prefix}`);
+    return { revoked: request.params.prefix };
+  });
+};

@@ -1,0 +1,115 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { GitUrlPolicy } from "../../config/git-settings.js";
+import { LdsError } from "../../errors.js";
+import type { JobRunner } from "../../ops/job-runner.js";
+import { operatorCallerFor, operatorCallerForLibrary } from "../../ops/operator-caller.js";
+import { refreshLibrary } from "../../ops/refresh-library.js";
+import { removeLibrary } from "../../ops/remove-library.js";
+import { submitRepository, type RepositorySubmission } from "../../ops/submit-repository.js";
+import { summarise } from "../../search/library-summary.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
+import { requireAdmin } from "../admin-session.js";
+
+export interface AdminLibraryOptions {
+  volume: OpenVolume;
+  jobs: JobRunner;
+  gitPolicy: GitUrlPolicy;
+}
+
+/** An operator is not charged refreshes: the limits protect the server from clients, not from its operator. */
+const uncharged = () => {};
+
+/**
+ * Libraries for operators: every library of every team with its processing state, and submit, refresh and remove
+ * through the same use cases as the public API (an operator acts for a team, as its owner).
+ */
+export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async (app, { volume, jobs, gitPolicy }) => {
+  const { store } = volume;
+  app.addHook("onRequest", requireAdmin(store));
+
+  app.get("/api/libraries", async () => {
+    const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
+    const rows = await store.libraries.list();
+    const libraries = await Promise.all(
+      rows.map(async (row) => {
+        const summary = await summarise(store, row);
+        return {
+          id: row.id,
+          title: row.title,
+          source: row.source,
+          sourceUrl: row.source_url,
+          private: Boolean(row.private),
+          team: row.team_id === null ? null : (teams.get(row.team_id) ?? null),
+          processing: row.state,
+          reason: row.state_reason,
+          totalSnippets: summary.totalSnippets,
+          branch: summary.branch,
+          versions: summary.versions,
+          lastUpdateDate: summary.lastUpdateDate,
+        };
+      }),
+    );
+    return { libraries };
+  });
+
+  app.post<{ Body: RepositorySubmission & { team: string } }>(
+    "/api/libraries",
+    {
+      schema: {
+        body: {
+          type: "object",
+          additionalProperties: false,
+          required: ["team", "docsRepoUrl"],
+          properties: {
+            team: { type: "string", minLength: 1, maxLength: 64 },
+            docsRepoUrl: { type: "string", minLength: 1, maxLength: 2048 },
+            gitToken: { type: "string", minLength: 1, maxLength: 1024 },
+            private: { type: "boolean" },
+            branch: { type: "string", minLength: 1, maxLength: 255 },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { team, ...submission } = request.body;
+      const caller = await operatorCallerFor(store, team);
+      const answer = await submitRepository({ volume, caller, policy: gitPolicy, chargeRefresh: uncharged }, submission);
+      jobs.kick();
+      request.log.info({ library: answer.libraryName, private: Boolean(submission.private), by: `admin:${request.admin!.username}` }, "repository submitted");
+      return reply.status(202).send(answer);
+    },
+  );
+
+  app.post<{ Body: { libraryName: string; branch?: string } }>(
+    "/api/libraries/refresh",
+    {
+      schema: {
+        body: {
+          type: "object",
+          additionalProperties: false,
+          required: ["libraryName"],
+          properties: { libraryName: { type: "string", minLength: 1, maxLength: 500 }, branch: { type: "string", minLength: 1, maxLength: 255 } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const library = await store.libraries.find(request.body.libraryName);
+      if (!library) throw new LdsError("library_not_found", `No library ${request.body.libraryName}.`);
+      const answer = await refreshLibrary(volume, await operatorCallerForLibrary(store, library), request.body, uncharged);
+      jobs.kick();
+      return reply.status(202).send(answer);
+    },
+  );
+
+  app.delete<{ Querystring: { id: string } }>(
+    "/api/libraries",
+    { schema: { querystring: { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1, maxLength: 500 } } } } },
+    async (request) => {
+      const removed = await removeLibrary(volume, request.query.id);
+      await store.audit.record({ actor: `admin:${request.admin!.username}`, action: "library.remove", subject: request.query.id, details: removed });
+      request.log.warn({ library: request.query.id, by: request.admin!.username }, "library removed");
+      return { removed: request.query.id, ...removed };
+    },
+  );
+};
+

@@ -1,0 +1,186 @@
+import { useState } from "preact/hooks";
+import { api } from "../api.js";
+import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { ErrorMessage } from "../components/error-message.js";
+import { Field } from "../components/field.js";
+import { useLoad } from "../components/use-load.js";
+import { dateTime } from "../format.js";
+import type { Library, Team } from "../types.js";
+
+/** Every library with its processing state; submit a repository, refresh (choosing a branch) and remove. */
+export function LibrariesPage() {
+  const libraries = useLoad(() => api<{ libraries: Library[] }>("GET", "/api/libraries"), 3000);
+  const teams = useLoad(() => api<{ teams: Team[] }>("GET", "/api/teams"));
+  const [notice, setNotice] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  const [removing, setRemoving] = useState<Library>();
+  const act = async (work: () => Promise<{ message?: string }>, done: string) => {
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      const answer = await work();
+      setNotice(answer.message ?? done);
+      await libraries.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <section>
+      <h1>Libraries</h1>
+      <Submit teams={teams.data?.teams} onSubmitted={(message) => (setNotice(message), void libraries.reload())} />
+      <div aria-live="polite">{notice && <p class="success">{notice}</p>}</div>
+      <ErrorMessage error={error ?? libraries.error} />
+      {!libraries.data && <p class="loading">Loading…</p>}
+      {libraries.data?.libraries.length === 0 && <p>No libraries yet: submit a repository above.</p>}
+      {libraries.data && libraries.data.libraries.length > 0 && (
+        <div class="table-wrap">
+          <table data-testid="libraries">
+            <thead>
+              <tr>
+                <th scope="col">Library</th>
+                <th scope="col">State</th>
+                <th scope="col">Snippets</th>
+                <th scope="col">Branches and versions</th>
+                <th scope="col">Updated</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {libraries.data.libraries.map((library) => (
+                <Row key={library.id} library={library} onRefresh={(branch) => act(() => api("POST", "/api/libraries/refresh", { libraryName: library.id, ...(branch ? { branch } : {}) }), "Refresh started.")} onRemove={() => setRemoving(library)} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${removing.id}?`}
+          confirmLabel="Remove library"
+          onCancel={() => setRemoving(undefined)}
+          onConfirm={() => {
+            const id = removing.id;
+            setRemoving(undefined);
+            void act(() => api("DELETE", `/api/libraries?id=${encodeURIComponent(id)}`), `Removed ${id}.`);
+          }}
+        >
+          <p>
+            Its {removing.totalSnippets} snippets and versions are deleted, and clients can no longer read it. Archives made before now still hold it.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function Row({ library, onRefresh, onRemove }: { library: Library; onRefresh: (branch: string) => void; onRemove: () => void }) {
+  const branches = library.source === "git" ? [library.branch, ...library.versions].filter(Boolean) : [];
+  const [branch, setBranch] = useState("");
+  const selectId = `branch-${library.id.replace(/[^A-Za-z0-9]/g, "-")}`;
+  return (
+    <tr>
+      <th scope="row">
+        <span class="library-id">{library.id}</span>
+        <span class="help">
+          {library.private ? `private to ${library.team ?? "a team"}` : "public"} · {library.sourceUrl}
+        </span>
+      </th>
+      <td>
+        <span class={`badge state-${library.processing}`}>{library.processing}</span>
+        {library.reason && <p class="reason">{library.reason}</p>}
+      </td>
+      <td>{library.totalSnippets}</td>
+      <td>{[library.branch || "(default)", ...library.versions].join(", ")}</td>
+      <td>{dateTime(library.lastUpdateDate)}</td>
+      <td class="row-actions">
+        {branches.length > 1 && (
+          <>
+            <label class="sr-only" for={selectId}>
+              Branch of {library.id} to refresh
+            </label>
+            <select id={selectId} value={branch} onChange={(e) => setBranch(e.currentTarget.value)}>
+              <option value="">served branch</option>
+              {branches.slice(1).map((b) => (
+                <option key={b} value={b}>
+                  {b}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        <button type="button" onClick={() => onRefresh(branch)} aria-label={`Refresh ${library.id}`}>
+          Refresh
+        </button>
+        <button type="button" class="danger" onClick={onRemove} aria-label={`Remove ${library.id}`}>
+          Remove
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+function Submit({ teams, onSubmitted }: { teams: Team[] | undefined; onSubmitted: (message: string) => void }) {
+  const [team, setTeam] = useState("");
+  const [url, setUrl] = useState("");
+  const [isPrivate, setPrivate] = useState(false);
+  const [token, setToken] = useState("");
+  const [branch, setBranch] = useState("");
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const chosenTeam = team || teams?.[0]?.name || "";
+  return (
+    <form
+      class="panel"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(undefined);
+        try {
+          const body = { team: chosenTeam, docsRepoUrl: url, ...(isPrivate ? { private: true } : {}), ...(token ? { gitToken: token } : {}), ...(branch ? { branch } : {}) };
+          const answer = await api<{ message: string }>("POST", "/api/libraries", body);
+          setUrl("");
+          setToken("");
+          setBranch("");
+          onSubmitted(answer.message);
+        } catch (err) {
+          setError(err);
+        }
+        setBusy(false);
+      }}
+    >
+      <h2>Submit a repository</h2>
+      <div class="grid">
+        <Field id="repo-url" label="Repository URL">
+          <input id="repo-url" type="url" required placeholder="https://git.example.com/owner/repo" spellcheck={false} value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+        </Field>
+        <Field id="repo-team" label="For team" help={teams?.length === 0 ? "Create a team first (Teams & keys)." : undefined}>
+          <select id="repo-team" required value={chosenTeam} onChange={(e) => setTeam(e.currentTarget.value)}>
+            {teams?.map((t) => (
+              <option key={t.id} value={t.name}>
+                {t.name} ({t.plan})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="repo-branch" label="Branch (optional)">
+          <input id="repo-branch" spellcheck={false} value={branch} onInput={(e) => setBranch(e.currentTarget.value)} />
+        </Field>
+        <label class="check">
+          <input type="checkbox" checked={isPrivate} onChange={(e) => setPrivate(e.currentTarget.checked)} /> Private to the team
+        </label>
+        {isPrivate && (
+          <Field id="repo-token" label="Git token (optional)" help="Empty: the team's connected git account for that host.">
+            <input id="repo-token" type="password" autocomplete="off" aria-describedby="repo-token-help" value={token} onInput={(e) => setToken(e.currentTarget.value)} />
+          </Field>
+        )}
+      </div>
+      <ErrorMessage error={error} />
+      <button type="submit" class="primary" disabled={busy || !chosenTeam}>
+        {busy ? "Submitting…" : "Submit"}
+      </button>
+    </form>
+  );
+}

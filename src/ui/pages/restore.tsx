@@ -1,0 +1,229 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, upload } from "../api.js";
+import { ConfirmDialog } from "../components/confirm-dialog.js";
+import { ErrorMessage } from "../components/error-message.js";
+import { Field } from "../components/field.js";
+import { useLoad } from "../components/use-load.js";
+import { bytes, dateTime } from "../format.js";
+import type { Archive, ArchivePreview, RestoreOutcome } from "../types.js";
+import { Outcome, WaitForOutcome } from "./restore-outcome.js";
+
+/** The staged restore this browser asked for, kept across the restart (and a sign-in the restored data may ask for). */
+const PENDING = "lds.pendingRestore";
+
+type Step = { kind: "choose" } | { kind: "preview"; preview: ArchivePreview } | { kind: "waiting"; stagedAt: string };
+
+/** Choose or upload an archive, see what it holds, confirm by typing the volume's name, then follow the restart. */
+export function RestorePage() {
+  const pending = sessionStorage.getItem(PENDING);
+  const [step, setStep] = useState<Step>(pending ? { kind: "waiting", stagedAt: pending } : { kind: "choose" });
+  const limits = useLoad(() => api<{ uploadLimitBytes: number; volumeName: string }>("GET", "/api/restore/limits"));
+  const last = useLoad(() => api<{ outcome: RestoreOutcome | null }>("GET", "/api/restore/outcome"));
+  return (
+    <section>
+      <h1>Restore</h1>
+      {step.kind === "choose" && (
+        <>
+          {last.data?.outcome && (
+            <details class="panel">
+              <summary>Last restore: {last.data.outcome.result}, {dateTime(last.data.outcome.finishedAt)}</summary>
+              <Outcome outcome={last.data.outcome} />
+            </details>
+          )}
+          <Choose uploadLimit={limits.data?.uploadLimitBytes} onPreview={(preview) => setStep({ kind: "preview", preview })} />
+        </>
+      )}
+      {step.kind === "preview" && (
+        <Preview
+          preview={step.preview}
+          volumeName={limits.data?.volumeName}
+          onBack={() => setStep({ kind: "choose" })}
+          onStaged={(stagedAt) => {
+            sessionStorage.setItem(PENDING, stagedAt);
+            setStep({ kind: "waiting", stagedAt });
+          }}
+        />
+      )}
+      {step.kind === "waiting" && (
+        <WaitForOutcome
+          stagedAt={step.stagedAt}
+          onDone={() => sessionStorage.removeItem(PENDING)}
+          onAgain={() => {
+            sessionStorage.removeItem(PENDING);
+            setStep({ kind: "choose" });
+            void last.reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+interface Keys {
+  identity: string;
+  passphrase: string;
+}
+
+const keysBody = (keys: Keys) => ({ ...(keys.identity.trim() ? { identity: keys.identity } : {}), ...(keys.passphrase ? { passphrase: keys.passphrase } : {}) });
+
+function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; onPreview: (p: ArchivePreview) => void }) {
+  const wanted = new URLSearchParams(location.search).get("archive") ?? "";
+  const archives = useLoad(() => api<{ destination: string; archives: Archive[] }>("GET", "/api/backups"));
+  const [name, setName] = useState(wanted);
+  const [file, setFile] = useState<File | null>(null);
+  const [keys, setKeys] = useState<Keys>({ identity: "", passphrase: "" });
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState<string | null>(null);
+  useEffect(() => {
+    if (!name && archives.data?.archives[0]) setName(archives.data.archives[0].name);
+  }, [archives.data]);
+  const encrypted = name.endsWith(".age") || (file?.name.endsWith(".age") ?? false);
+
+  async function validateNamed() {
+    setError(undefined);
+    setBusy("Checking the archive…");
+    try {
+      onPreview(await api<ArchivePreview>("POST", "/api/restore/validate", { name, ...keysBody(keys) }));
+    } catch (err) {
+      setError(err);
+    }
+    setBusy(null);
+  }
+
+  async function validateUpload() {
+    if (!file) return;
+    setError(undefined);
+    try {
+      const answer = await upload<ArchivePreview>("/api/restore/upload", file, (sent) => setBusy(`Uploading… ${bytes(sent)} of ${bytes(file.size)}`));
+      onPreview(answer);
+    } catch (err) {
+      setError(err);
+    }
+    setBusy(null);
+  }
+
+  return (
+    <>
+      <div class="panel">
+        <h2>From the backup destination</h2>
+        <ErrorMessage error={archives.error} />
+        {archives.data && archives.data.archives.length === 0 && <p>No archives at {archives.data.destination}.</p>}
+        {archives.data && archives.data.archives.length > 0 && (
+          <Field id="archive" label={`Archive at ${archives.data.destination}`}>
+            <select id="archive" value={name} onChange={(e) => setName(e.currentTarget.value)}>
+              {archives.data.archives.map((a) => (
+                <option key={a.name} value={a.name}>
+                  {a.name} ({bytes(a.size)}, {dateTime(a.modifiedAt)})
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
+        <button type="button" class="primary" disabled={!name || busy !== null} onClick={() => void validateNamed()}>
+          Check this archive
+        </button>
+      </div>
+      <div class="panel">
+        <h2>Or upload an archive</h2>
+        <Field id="upload" label="Archive file" help={uploadLimit ? `Up to ${bytes(uploadLimit)}. Larger archives: copy them to the server and run lds-restore.` : undefined}>
+          <input id="upload" type="file" accept=".tar,.gz,.age" aria-describedby="upload-help" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        </Field>
+        <button type="button" disabled={!file || busy !== null} onClick={() => void validateUpload()}>
+          Upload and check
+        </button>
+      </div>
+      {encrypted && (
+        <div class="panel">
+          <h2>Encrypted archive</h2>
+          <p class="help">Used for this request only: never stored or logged.</p>
+          <Field id="identity" label="age identity (AGE-SECRET-KEY-1…)">
+            <textarea id="identity" rows={2} spellcheck={false} autocomplete="off" value={keys.identity} onInput={(e) => setKeys({ ...keys, identity: e.currentTarget.value })} />
+          </Field>
+          <Field id="passphrase" label="or passphrase">
+            <input id="passphrase" type="password" autocomplete="off" value={keys.passphrase} onInput={(e) => setKeys({ ...keys, passphrase: e.currentTarget.value })} />
+          </Field>
+        </div>
+      )}
+      <div aria-live="polite">{busy && <p class="busy">{busy}</p>}</div>
+      <ErrorMessage error={error} />
+    </>
+  );
+}
+
+function Preview({ preview, volumeName, onBack, onStaged }: { preview: ArchivePreview; volumeName: string | undefined; onBack: () => void; onStaged: (stagedAt: string) => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const source = preview.uploadId ? { uploadId: preview.uploadId } : { name: preview.name };
+  return (
+    <div class="panel" data-testid="restore-preview">
+      <h2>{preview.name ?? "Uploaded archive"}</h2>
+      <dl>
+        <dt>Created</dt>
+        <dd>{dateTime(preview.createdAt)}</dd>
+        <dt>Made by</dt>
+        <dd>LDS {preview.appVersion ?? "?"}, schema {preview.schemaVersion ?? "?"}</dd>
+        <dt>Size</dt>
+        <dd>{bytes(preview.size)}</dd>
+        <dt>Encryption</dt>
+        <dd>{preview.encryption ?? "none"}</dd>
+        <dt>Can be restored here</dt>
+        <dd data-testid="restorable">{preview.restorable ? (preview.needsMigration ? "yes (its schema is migrated when the server starts)" : "yes") : `no: ${preview.reason}`}</dd>
+      </dl>
+      {preview.restorable === false && <p class="hint">Upgrade LDS to a version that reads this archive, then restore it.</p>}
+      {preview.libraries && (
+        <div class="table-wrap">
+          <table>
+            <caption>{preview.libraries.length} libraries in the archive</caption>
+            <thead>
+              <tr>
+                <th scope="col">Library</th>
+                <th scope="col">State</th>
+                <th scope="col">Snippets</th>
+              </tr>
+            </thead>
+            <tbody>
+              {preview.libraries.map((l) => (
+                <tr key={l.id}>
+                  <td>{l.id}</td>
+                  <td>{l.state}</td>
+                  <td>{l.snippets}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ErrorMessage error={error} />
+      <div class="actions">
+        <button type="button" onClick={onBack}>
+          Back
+        </button>
+        <button type="button" class="danger" disabled={!preview.restorable || !volumeName} onClick={() => setConfirming(true)}>
+          Restore this archive…
+        </button>
+      </div>
+      {confirming && volumeName && (
+        <ConfirmDialog
+          title="Replace the data with this archive?"
+          confirmLabel="Stage the restore and restart"
+          typeToConfirm={volumeName}
+          onCancel={() => setConfirming(false)}
+          onConfirm={async () => {
+            setConfirming(false);
+            try {
+              const staged = await api<{ stagedAt: string }>("POST", "/api/restore/stage", { ...source, confirm: true });
+              onStaged(staged.stagedAt);
+            } catch (err) {
+              setError(err);
+            }
+          }}
+        >
+          <p>
+            The server restarts and replaces its data with this archive. The current data is kept in a <code>pre-restore-…</code> directory of the data volume, from
+            which it can be put back.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}
