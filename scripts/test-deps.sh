@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Makes sure the programs the test suite drives for real are installed: GNU tar and the sqlite3 CLI (the
 # archive must open with both), util-linux's `script` (a real TTY for the restore prompt), git, openssl, and
-# `age` (encrypted archives must open with the standard tool). On a fresh Debian machine, as root, it installs
+# `age` (encrypted archives must open with the standard tool), and Chromium (the dashboard's tests drive it with
+# playwright-core; browser downloads are unavailable, Debian's package is the browser). On a fresh Debian machine, as root, it installs
 # what is missing; elsewhere it names the packages and fails, so that no test is silently skipped for want of a
 # tool.
 set -euo pipefail
 
-declare -A package_of=([tar]=tar [sqlite3]=sqlite3 [script]=bsdutils [git]=git [openssl]=openssl [age]=age [age-keygen]=age)
+declare -A package_of=([tar]=tar [sqlite3]=sqlite3 [script]=bsdutils [git]=git [openssl]=openssl [age]=age [age-keygen]=age [chromium]=chromium)
 missing=()
 for tool in "${!package_of[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")

@@ -138,6 +138,7 @@ describe("the dashboard: backups and restore, in Chromium", () => {
     expect(name).toMatch(/^lds-backup-\d{8}T\d{6}Z\.tar$/);
     expect(await page.getByTestId("run-history").textContent()).toContain(name);
     expect(await accessibilityViolations(page)).toEqual([]);
+    await page.locator("#history").scrollIntoViewIfNeeded();
     await screenshot(page, "backups");
 
     const [download] = await Promise.all([page.waitForEvent("download"), row.getByRole("link", { name: `Download ${name}` }).click()]);

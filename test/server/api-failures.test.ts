@@ -41,7 +41,11 @@ describe("the remaining errors of the spec over HTTP", () => {
     ]) {
       const r = await request;
       expect(r.status).toBe(404);
-      expect(r.json).toEqual({ error: "user_not_found", message: "The user of this API key (dev@seed.test) was removed from its team." });
+      expect(r.json).toEqual({
+        error: "user_not_found",
+        message: "The user of this API key (dev@seed.test) was removed from its team.",
+        hint: "Ask an operator to add you again (in the dashboard's Teams & keys page, or an operator's lds users add), or use a key of another user.",
+      });
     }
     await w.cli("users", "add", "dev@seed.test", "--team", "seed-team", "--role", "member");
     expect((await w.call("/v2/libs/search?libraryName=widgets")).json.results[0].id).toBe("/acme/widgets");
@@ -51,7 +55,11 @@ describe("the remaining errors of the spec over HTTP", () => {
     const w = await world({ LDS_FAILPOINT: "vector-search-stall", LDS_SEARCH_TIMEOUT_MS: "300" });
     const r = await w.call("/v2/context?libraryId=/acme/widgets&query=configure");
     expect(r.status).toBe(504);
-    expect(r.json).toEqual({ error: "timeout", message: "The search took longer than 300 ms and was stopped." });
+    expect(r.json).toEqual({
+      error: "timeout",
+      message: "The search took longer than 300 ms and was stopped.",
+      hint: "Try again; if it keeps happening, the server log and LDS_SEARCH_TIMEOUT_MS are where to look.",
+    });
     expect(r.ms).toBeLessThan(5000);
     // Other endpoints did not wait for the hung thread, and a new one is started for the next search.
     expect((await w.call("/v2/libs/search?libraryName=gadgets")).status).toBe(200);

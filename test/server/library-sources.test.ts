@@ -74,6 +74,7 @@ describe("a library's source is fixed when it is created (issue 11, item 1)", ()
     expect(refused.json).toEqual({
       error: "source_conflict",
       message: `The library id /acme/gadgets is already taken by ${hostOf(hostB)}/acme/gadgets; ${hostOf(hostA)}/acme/gadgets cannot replace it. Nothing was changed.`,
+      hint: "A library's source is fixed when it is created; an operator can move it: an operator's lds libraries move /acme/gadgets.",
     });
     expect(contents(w.dataDir, "/acme/gadgets")).toEqual(before);
     expect(read(w.dataDir, "SELECT id FROM jobs WHERE library_id = '/acme/gadgets'")).toEqual([]);

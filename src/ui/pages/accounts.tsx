@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { ErrorMessage } from "../components/error-message.js";
+import { TableWrap } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
@@ -40,7 +41,7 @@ export function AccountsPage() {
       <ErrorMessage error={error ?? teams.error ?? users.error ?? keys.error} />
 
       <h2>Teams</h2>
-      <div class="table-wrap">
+      <TableWrap label="Teams">
         <table data-testid="teams">
           <thead>
             <tr>
@@ -68,7 +69,7 @@ export function AccountsPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <InlineForm
         title="Create a team"
         fields={[
@@ -80,7 +81,7 @@ export function AccountsPage() {
       />
 
       <h2>Users</h2>
-      <div class="table-wrap">
+      <TableWrap label="Users">
         <table data-testid="users">
           <thead>
             <tr>
@@ -112,7 +113,7 @@ export function AccountsPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {teamNames.length > 0 && (
         <InlineForm
           title="Add a user"
@@ -127,7 +128,7 @@ export function AccountsPage() {
       )}
 
       <h2>API keys</h2>
-      <div class="table-wrap">
+      <TableWrap label="API keys">
         <table data-testid="keys">
           <thead>
             <tr>
@@ -167,7 +168,7 @@ export function AccountsPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       {emails.length > 0 && <NewKey emails={emails} onCreated={() => void keys.reload()} />}
 
       {confirm && (

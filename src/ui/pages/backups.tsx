@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
+import { TableWrap } from "../components/table-wrap.js";
 import { useLoad } from "../components/use-load.js";
 import { bytes, dateTime, duration, rate } from "../format.js";
 import { BASE } from "../router.js";
@@ -93,7 +94,7 @@ function History({ runs }: { runs: BackupRun[] | undefined }) {
   if (!runs) return <p class="loading">Loading…</p>;
   if (runs.length === 0) return <p>No runs yet: the server's backups are listed here (the last 50).</p>;
   return (
-    <div class="table-wrap">
+    <TableWrap label="Run history">
       <table data-testid="run-history">
         <caption class="sr-only">The server's last {runs.length} backups, newest first</caption>
         <thead>
@@ -128,7 +129,7 @@ function History({ runs }: { runs: BackupRun[] | undefined }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
@@ -141,7 +142,7 @@ function Archives({ listing }: { listing: { destination: string; archives: Archi
       {listing.archives.length === 0 ? (
         <p>No archives there yet.</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label="Archives">
           <table data-testid="archives">
             <thead>
               <tr>
@@ -173,7 +174,7 @@ function Archives({ listing }: { listing: { destination: string; archives: Archi
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </>
   );

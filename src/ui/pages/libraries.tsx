@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { ErrorMessage } from "../components/error-message.js";
+import { TableWrap } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
@@ -34,7 +35,7 @@ export function LibrariesPage() {
       {!libraries.data && <p class="loading">Loading…</p>}
       {libraries.data?.libraries.length === 0 && <p>No libraries yet: submit a repository above.</p>}
       {libraries.data && libraries.data.libraries.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap label="Libraries">
           <table data-testid="libraries">
             <thead>
               <tr>
@@ -54,7 +55,7 @@ export function LibrariesPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {removing && (
         <ConfirmDialog

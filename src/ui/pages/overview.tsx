@@ -15,6 +15,7 @@ export function OverviewPage() {
       <h1>Overview</h1>
       <ErrorMessage error={error} />
       <h2>Needs action</h2>
+      {!data && !error && <p class="loading">Checking…</p>}
       {data && data.warnings.length === 0 && <p class="ok-note">Nothing needs action.</p>}
       {data && data.warnings.length > 0 && (
         <ul class="warnings">

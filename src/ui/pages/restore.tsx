@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, upload } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { ErrorMessage } from "../components/error-message.js";
+import { TableWrap } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { bytes, dateTime } from "../format.js";
@@ -11,7 +12,7 @@ import { Outcome, WaitForOutcome } from "./restore-outcome.js";
 /** The staged restore this browser asked for, kept across the restart (and a sign-in the restored data may ask for). */
 const PENDING = "lds.pendingRestore";
 
-type Step = { kind: "choose" } | { kind: "preview"; preview: ArchivePreview } | { kind: "waiting"; stagedAt: string };
+type Step = { kind: "choose" } | { kind: "preview"; preview: ArchivePreview; keys: Keys } | { kind: "waiting"; stagedAt: string };
 
 /** Choose or upload an archive, see what it holds, confirm by typing the volume's name, then follow the restart. */
 export function RestorePage() {
@@ -30,12 +31,13 @@ export function RestorePage() {
               <Outcome outcome={last.data.outcome} />
             </details>
           )}
-          <Choose uploadLimit={limits.data?.uploadLimitBytes} onPreview={(preview) => setStep({ kind: "preview", preview })} />
+          <Choose uploadLimit={limits.data?.uploadLimitBytes} onPreview={(preview, keys) => setStep({ kind: "preview", preview, keys })} />
         </>
       )}
       {step.kind === "preview" && (
         <Preview
           preview={step.preview}
+          keys={step.keys}
           volumeName={limits.data?.volumeName}
           onBack={() => setStep({ kind: "choose" })}
           onStaged={(stagedAt) => {
@@ -66,7 +68,7 @@ interface Keys {
 
 const keysBody = (keys: Keys) => ({ ...(keys.identity.trim() ? { identity: keys.identity } : {}), ...(keys.passphrase ? { passphrase: keys.passphrase } : {}) });
 
-function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; onPreview: (p: ArchivePreview) => void }) {
+function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; onPreview: (p: ArchivePreview, keys: Keys) => void }) {
   const wanted = new URLSearchParams(location.search).get("archive") ?? "";
   const archives = useLoad(() => api<{ destination: string; archives: Archive[] }>("GET", "/api/backups"));
   const [name, setName] = useState(wanted);
@@ -83,7 +85,7 @@ function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; o
     setError(undefined);
     setBusy("Checking the archive…");
     try {
-      onPreview(await api<ArchivePreview>("POST", "/api/restore/validate", { name, ...keysBody(keys) }));
+      onPreview(await api<ArchivePreview>("POST", "/api/restore/validate", { name, ...keysBody(keys) }), keys);
     } catch (err) {
       setError(err);
     }
@@ -95,7 +97,7 @@ function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; o
     setError(undefined);
     try {
       const answer = await upload<ArchivePreview>("/api/restore/upload", file, (sent) => setBusy(`Uploading… ${bytes(sent)} of ${bytes(file.size)}`));
-      onPreview(answer);
+      onPreview(answer, keys);
     } catch (err) {
       setError(err);
     }
@@ -150,8 +152,11 @@ function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; o
   );
 }
 
-function Preview({ preview, volumeName, onBack, onStaged }: { preview: ArchivePreview; volumeName: string | undefined; onBack: () => void; onStaged: (stagedAt: string) => void }) {
+function Preview(props: { preview: ArchivePreview; keys: Keys; volumeName: string | undefined; onBack: () => void; onStaged: (stagedAt: string) => void }) {
+  const { preview, keys, volumeName, onBack, onStaged } = props;
   const [confirming, setConfirming] = useState(false);
+  // An encrypted upload is checked when it is staged, with the identity given above.
+  const lockedUpload = preview.encrypted === true && preview.restorable === null;
   const [error, setError] = useState<unknown>();
   const source = preview.uploadId ? { uploadId: preview.uploadId } : { name: preview.name };
   return (
@@ -167,11 +172,11 @@ function Preview({ preview, volumeName, onBack, onStaged }: { preview: ArchivePr
         <dt>Encryption</dt>
         <dd>{preview.encryption ?? "none"}</dd>
         <dt>Can be restored here</dt>
-        <dd data-testid="restorable">{preview.restorable ? (preview.needsMigration ? "yes (its schema is migrated when the server starts)" : "yes") : `no: ${preview.reason}`}</dd>
+        <dd data-testid="restorable">{lockedUpload ? "checked when staged, with the identity or passphrase given" : preview.restorable ? (preview.needsMigration ? "yes (its schema is migrated when the server starts)" : "yes") : `no: ${preview.reason}`}</dd>
       </dl>
       {preview.restorable === false && <p class="hint">Upgrade LDS to a version that reads this archive, then restore it.</p>}
       {preview.libraries && (
-        <div class="table-wrap">
+        <TableWrap label="Libraries in the archive">
           <table>
             <caption>{preview.libraries.length} libraries in the archive</caption>
             <thead>
@@ -191,14 +196,14 @@ function Preview({ preview, volumeName, onBack, onStaged }: { preview: ArchivePr
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <ErrorMessage error={error} />
       <div class="actions">
         <button type="button" onClick={onBack}>
           Back
         </button>
-        <button type="button" class="danger" disabled={!preview.restorable || !volumeName} onClick={() => setConfirming(true)}>
+        <button type="button" class="danger" disabled={!(preview.restorable || lockedUpload) || !volumeName} onClick={() => setConfirming(true)}>
           Restore this archive…
         </button>
       </div>
@@ -211,7 +216,7 @@ function Preview({ preview, volumeName, onBack, onStaged }: { preview: ArchivePr
           onConfirm={async () => {
             setConfirming(false);
             try {
-              const staged = await api<{ stagedAt: string }>("POST", "/api/restore/stage", { ...source, confirm: true });
+              const staged = await api<{ stagedAt: string }>("POST", "/api/restore/stage", { ...source, ...keysBody(keys), confirm: true });
               onStaged(staged.stagedAt);
             } catch (err) {
               setError(err);
