@@ -16,6 +16,8 @@ let dataDir: string;
 let base: string;
 let watched: WatchedContext;
 let page: Page;
+/** The archive as the browser downloaded it, uploaded again by the restore test. */
+let downloaded: string;
 
 beforeAll(async () => {
   dataDir = tempDirForFile("lds-dash-volume-");
@@ -145,6 +147,7 @@ describe("the dashboard: backups and restore, in Chromium", () => {
     expect(download.suggestedFilename()).toBe(name);
     const saved = path.join(tempDirForFile("lds-dash-download-"), name);
     await download.saveAs(saved);
+    downloaded = saved;
     const archiveDir = (await page.getByText(/^At \//).textContent())!.slice(3);
     expect(fs.readFileSync(saved).equals(fs.readFileSync(path.join(archiveDir, name)))).toBe(true);
     watched.assertNothingUnexpected();
@@ -159,6 +162,13 @@ describe("the dashboard: backups and restore, in Chromium", () => {
 
     await page.getByTestId("archives").getByRole("link", { name: /^Restore / }).first().click();
     await page.getByRole("heading", { name: "Restore", level: 1 }).waitFor();
+    // An upload is checked the same way (the size limit is shown); back to the list afterwards.
+    expect(await page.getByText(/^Up to \d/).textContent()).toMatch(/GiB/);
+    await page.getByLabel("Archive file").setInputFiles(downloaded);
+    await page.getByRole("button", { name: "Upload and check" }).click();
+    await page.getByTestId("restore-preview").getByRole("heading", { name: "Uploaded archive" }).waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId("restore-preview").textContent()).toContain("/acme/widgets");
+    await page.getByRole("button", { name: "Back" }).click();
     await page.getByRole("button", { name: "Check this archive" }).click();
     const preview = page.getByTestId("restore-preview");
     await preview.waitFor();

@@ -113,7 +113,7 @@ describe("the dashboard's admin API", () => {
     }
   });
 
-  it("manages teams, users and keys (the secret once, audit-logged), and removes libraries unless busy", async () => {
+  it("manages teams, users and keys (the secret once, audit-logged), and removes libraries with their snippets", async () => {
     const dataDir = tempDir();
     await seedVolume(dataDir);
     const { server, api } = await signedIn(dataDir);
