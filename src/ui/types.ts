@@ -1,4 +1,4 @@
-/** The admin API's answers as the dashboard reads them (docs/admin-api.md). */
+/** The admin API's answers as the dashboard reads them (docs/admin-api.md). Declared here rather than imported from the server's modules: the page is compiled for the browser, without Node's types. */
 
 export interface Warning {
   code: string;

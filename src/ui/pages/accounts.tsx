@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { ErrorMessage } from "../components/error-message.js";
-import { TableWrap } from "../components/table-wrap.js";
+import { DataTable } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
@@ -41,35 +41,24 @@ export function AccountsPage() {
       <ErrorMessage error={error ?? teams.error ?? users.error ?? keys.error} />
 
       <h2>Teams</h2>
-      <TableWrap label="Teams">
-        <table data-testid="teams">
-          <thead>
-            <tr>
-              <th scope="col">Team</th>
-              <th scope="col">Users</th>
-              <th scope="col">Plan</th>
-            </tr>
-          </thead>
-          <tbody>
-            {teams.data?.teams.map((t) => (
-              <tr key={t.id}>
-                <th scope="row">{t.name}</th>
-                <td>{t.users}</td>
-                <td>
-                  <label class="sr-only" for={`plan-${t.id}`}>
-                    Plan of {t.name}
-                  </label>
-                  <select id={`plan-${t.id}`} value={t.plan} onChange={(e) => void act(() => api("PATCH", `/api/teams/${encodeURIComponent(t.name)}`, { plan: e.currentTarget.value }))}>
-                    {PLANS.map((p) => (
-                      <option key={p}>{p}</option>
-                    ))}
-                  </select>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable label="Teams" columns={["Team", "Users", "Plan"]} testId="teams">
+        {teams.data?.teams.map((t) => (
+          <tr key={t.id}>
+            <th scope="row">{t.name}</th>
+            <td>{t.users}</td>
+            <td>
+              <label class="sr-only" for={`plan-${t.id}`}>
+                Plan of {t.name}
+              </label>
+              <select id={`plan-${t.id}`} value={t.plan} onChange={(e) => void act(() => api("PATCH", `/api/teams/${encodeURIComponent(t.name)}`, { plan: e.currentTarget.value }))}>
+                {PLANS.map((p) => (
+                  <option key={p}>{p}</option>
+                ))}
+              </select>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <InlineForm
         title="Create a team"
         fields={[
@@ -81,39 +70,25 @@ export function AccountsPage() {
       />
 
       <h2>Users</h2>
-      <TableWrap label="Users">
-        <table data-testid="users">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Team</th>
-              <th scope="col">Role</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data?.users.map((u) => (
-              <tr key={u.id}>
-                <th scope="row">{u.email}</th>
-                <td>{u.team}</td>
-                <td>{u.role}</td>
-                <td class="row-actions">
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Remove ${u.email}`}
-                    onClick={() => setConfirm({ title: `Remove ${u.email}?`, label: "Remove user", text: "Their API keys stop working until they are added again.", run: () => api("DELETE", `/api/users/${encodeURIComponent(u.email)}`) })}
-                  >
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable label="Users" columns={["Email", "Team", "Role", ""]} testId="users">
+        {users.data?.users.map((u) => (
+          <tr key={u.id}>
+            <th scope="row">{u.email}</th>
+            <td>{u.team}</td>
+            <td>{u.role}</td>
+            <td class="row-actions">
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Remove ${u.email}`}
+                onClick={() => setConfirm({ title: `Remove ${u.email}?`, label: "Remove user", text: "Their API keys stop working until they are added again.", run: () => api("DELETE", `/api/users/${encodeURIComponent(u.email)}`) })}
+              >
+                Remove
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {teamNames.length > 0 && (
         <InlineForm
           title="Add a user"
@@ -128,47 +103,31 @@ export function AccountsPage() {
       )}
 
       <h2>API keys</h2>
-      <TableWrap label="API keys">
-        <table data-testid="keys">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Name</th>
-              <th scope="col">User</th>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data?.keys.map((k) => (
-              <tr key={k.prefix}>
-                <th scope="row" class="path">
-                  {k.prefix}…
-                </th>
-                <td>{k.name ?? "—"}</td>
-                <td>{k.email}</td>
-                <td>{dateTime(k.createdAt)}</td>
-                <td>{k.revokedAt ? <span class="badge bad">revoked {dateTime(k.revokedAt)}</span> : <span class="badge ok">active</span>}</td>
-                <td class="row-actions">
-                  {!k.revokedAt && (
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Revoke ${k.prefix}`}
-                      onClick={() => setConfirm({ title: `Revoke key ${k.prefix}…?`, label: "Revoke key", text: "Clients using it are refused from now on. This cannot be undone.", run: () => api("DELETE", `/api/keys/${encodeURIComponent(k.prefix)}`) })}
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable label="API keys" columns={["Key", "Name", "User", "Created", "State", ""]} testId="keys">
+        {keys.data?.keys.map((k) => (
+          <tr key={k.prefix}>
+            <th scope="row" class="path">
+              {k.prefix}…
+            </th>
+            <td>{k.name ?? "—"}</td>
+            <td>{k.email}</td>
+            <td>{dateTime(k.createdAt)}</td>
+            <td>{k.revokedAt ? <span class="badge bad">revoked {dateTime(k.revokedAt)}</span> : <span class="badge ok">active</span>}</td>
+            <td class="row-actions">
+              {!k.revokedAt && (
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Revoke ${k.prefix}`}
+                  onClick={() => setConfirm({ title: `Revoke key ${k.prefix}…?`, label: "Revoke key", text: "Clients using it are refused from now on. This cannot be undone.", run: () => api("DELETE", `/api/keys/${encodeURIComponent(k.prefix)}`) })}
+                >
+                  Revoke
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {emails.length > 0 && <NewKey emails={emails} onCreated={() => void keys.reload()} />}
 
       {confirm && (

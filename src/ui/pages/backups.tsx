@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
-import { TableWrap } from "../components/table-wrap.js";
+import { DataTable } from "../components/table-wrap.js";
 import { useLoad } from "../components/use-load.js";
 import { bytes, dateTime, duration, rate } from "../format.js";
 import { BASE } from "../router.js";
@@ -94,42 +94,27 @@ function History({ runs }: { runs: BackupRun[] | undefined }) {
   if (!runs) return <p class="loading">Loading…</p>;
   if (runs.length === 0) return <p>No runs yet: the server's backups are listed here (the last 50).</p>;
   return (
-    <TableWrap label="Run history">
-      <table data-testid="run-history">
-        <caption class="sr-only">The server's last {runs.length} backups, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Trigger</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Size</th>
-            <th scope="col">Archive</th>
-            <th scope="col">Result</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => (
-            <tr key={run.startedAt}>
-              <td>{dateTime(run.startedAt)}</td>
-              <td>{run.trigger}</td>
-              <td>{duration(run.durationMs)}</td>
-              <td>{run.size !== undefined ? bytes(run.size) : "—"}</td>
-              <td class="path">{run.archive ?? "—"}</td>
-              <td>
-                {run.ok ? (
-                  <span class="badge ok">succeeded</span>
-                ) : (
-                  <div class="run-error">
-                    <span class="badge bad">failed</span> {run.error?.message}
-                    {run.error?.hint && <p class="hint">{run.error.hint}</p>}
-                  </div>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <DataTable label="Run history" columns={["Started", "Trigger", "Duration", "Size", "Archive", "Result"]} testId="run-history" caption={`The server's last ${runs.length} backups, newest first`}>
+      {runs.map((run) => (
+        <tr key={run.startedAt}>
+          <td>{dateTime(run.startedAt)}</td>
+          <td>{run.trigger}</td>
+          <td>{duration(run.durationMs)}</td>
+          <td>{run.size !== undefined ? bytes(run.size) : "—"}</td>
+          <td class="path">{run.archive ?? "—"}</td>
+          <td>
+            {run.ok ? (
+              <span class="badge ok">succeeded</span>
+            ) : (
+              <div class="run-error">
+                <span class="badge bad">failed</span> {run.error?.message}
+                {run.error?.hint && <p class="hint">{run.error.hint}</p>}
+              </div>
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -142,39 +127,25 @@ function Archives({ listing }: { listing: { destination: string; archives: Archi
       {listing.archives.length === 0 ? (
         <p>No archives there yet.</p>
       ) : (
-        <TableWrap label="Archives">
-          <table data-testid="archives">
-            <thead>
-              <tr>
-                <th scope="col">Archive</th>
-                <th scope="col">Date</th>
-                <th scope="col">Size</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {listing.archives.map((a) => (
-                <tr key={a.name}>
-                  <td class="path">{a.name}</td>
-                  <td>{dateTime(a.modifiedAt)}</td>
-                  <td>{bytes(a.size)}</td>
-                  <td class="row-actions">
-                    {local && (
-                      <a class="button" href={`/api/backups/${encodeURIComponent(a.name)}/download`} download={a.name} aria-label={`Download ${a.name}`}>
-                        Download
-                      </a>
-                    )}
-                    <a class="button" href={`${BASE}/restore?archive=${encodeURIComponent(a.name)}`} aria-label={`Restore ${a.name}`}>
-                      Restore…
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable label="Archives" columns={["Archive", "Date", "Size", ""]} testId="archives">
+          {listing.archives.map((a) => (
+            <tr key={a.name}>
+              <td class="path">{a.name}</td>
+              <td>{dateTime(a.modifiedAt)}</td>
+              <td>{bytes(a.size)}</td>
+              <td class="row-actions">
+                {local && (
+                  <a class="button" href={`/api/backups/${encodeURIComponent(a.name)}/download`} download={a.name} aria-label={`Download ${a.name}`}>
+                    Download
+                  </a>
+                )}
+                <a class="button" href={`${BASE}/restore?archive=${encodeURIComponent(a.name)}`} aria-label={`Restore ${a.name}`}>
+                  Restore…
+                </a>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { ErrorMessage } from "../components/error-message.js";
-import { TableWrap } from "../components/table-wrap.js";
+import { DataTable } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
@@ -35,27 +35,11 @@ export function LibrariesPage() {
       {!libraries.data && <p class="loading">Loading…</p>}
       {libraries.data?.libraries.length === 0 && <p>No libraries yet: submit a repository above.</p>}
       {libraries.data && libraries.data.libraries.length > 0 && (
-        <TableWrap label="Libraries">
-          <table data-testid="libraries">
-            <thead>
-              <tr>
-                <th scope="col">Library</th>
-                <th scope="col">State</th>
-                <th scope="col">Snippets</th>
-                <th scope="col">Branches and versions</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {libraries.data.libraries.map((library) => (
-                <Row key={library.id} library={library} onRefresh={(branch) => act(() => api("POST", "/api/libraries/refresh", { libraryName: library.id, ...(branch ? { branch } : {}) }), "Refresh started.")} onRemove={() => setRemoving(library)} />
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable label="Libraries" columns={["Library", "State", "Snippets", "Branches and versions", "Updated", ""]} testId="libraries">
+          {libraries.data.libraries.map((library) => (
+            <Row key={library.id} library={library} onRefresh={(branch) => act(() => api("POST", "/api/libraries/refresh", { libraryName: library.id, ...(branch ? { branch } : {}) }), "Refresh started.")} onRemove={() => setRemoving(library)} />
+          ))}
+        </DataTable>
       )}
       {removing && (
         <ConfirmDialog

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, upload } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { ErrorMessage } from "../components/error-message.js";
-import { TableWrap } from "../components/table-wrap.js";
+import { DataTable } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { bytes, dateTime } from "../format.js";
@@ -176,27 +176,15 @@ function Preview(props: { preview: ArchivePreview; keys: Keys; volumeName: strin
       </dl>
       {preview.restorable === false && <p class="hint">Upgrade LDS to a version that reads this archive, then restore it.</p>}
       {preview.libraries && (
-        <TableWrap label="Libraries in the archive">
-          <table>
-            <caption>{preview.libraries.length} libraries in the archive</caption>
-            <thead>
-              <tr>
-                <th scope="col">Library</th>
-                <th scope="col">State</th>
-                <th scope="col">Snippets</th>
-              </tr>
-            </thead>
-            <tbody>
-              {preview.libraries.map((l) => (
-                <tr key={l.id}>
-                  <td>{l.id}</td>
-                  <td>{l.state}</td>
-                  <td>{l.snippets}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable label="Libraries in the archive" columns={["Library", "State", "Snippets"]} caption={`${preview.libraries.length} libraries in the archive`}>
+          {preview.libraries.map((l) => (
+            <tr key={l.id}>
+              <td>{l.id}</td>
+              <td>{l.state}</td>
+              <td>{l.snippets}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ErrorMessage error={error} />
       <div class="actions">
