@@ -72,6 +72,9 @@ const TABLE = {
 
   // The data volume.
   volume_locked: { status: 409, exit: EXIT.busy, summary: "another process holds the data volume" },
+  oauth_state_invalid: { status: 400, exit: EXIT.usage, summary: "an OAuth callback whose state is unknown, used or expired" },
+  oauth_failed: { status: 502, exit: EXIT.destination, summary: "the OAuth provider refused or failed the authorization" },
+  oauth_not_configured: { status: 409, exit: EXIT.usage, summary: "the OAuth provider has no client id and secret yet" },
   library_busy: { status: 409, exit: EXIT.busy, summary: "a job of the library waits or runs" },
   backup_running: { status: 409, exit: EXIT.busy, summary: "a backup is already running on this data volume" },
   schema_too_new: { status: 500, exit: EXIT.incompatible, summary: "database was written by a newer LDS" },

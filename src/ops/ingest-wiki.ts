@@ -1,7 +1,10 @@
 import { describeFailure } from "../errors.js";
 import { parseConfluenceStorage } from "../indexing/confluence-storage.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
-import { fetchSpacePages } from "../sources/confluence.js";
+import { fetchSpacePages, type WikiAuth } from "../sources/confluence.js";
+import { grantAccessToken } from "../oauth/tokens.js";
+import type { WikiConnection } from "../store/connections.js";
+import type { Store } from "../store/store.js";
 import { noSnippetsFound } from "../indexing/snippet.js";
 import type { LibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
@@ -16,6 +19,13 @@ export interface IngestWikiOptions {
   signal?: AbortSignal;
 }
 
+/** A pasted token as it is; an OAuth grant's token refreshed before expiry, and again when the wiki answers 401. */
+async function wikiAuth(store: Store, connection: WikiConnection): Promise<WikiAuth> {
+  if (connection.grantId === undefined) return { token: await store.connections.wikiToken(connection) };
+  const grantId = connection.grantId;
+  return { token: await grantAccessToken(store, grantId), renew: () => grantAccessToken(store, grantId, { force: true }) };
+}
+
 /** Index a wiki space (or some of its pages) with the team's connected account, replacing the library atomically. */
 export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pages: number; snippets: number }> {
   const { store } = options.volume;
@@ -26,7 +36,7 @@ export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pag
     await setState("fetching");
     const { pages } = await fetchSpacePages({
       apiBase: connection.apiBase,
-      token: await store.connections.wikiToken(connection),
+      auth: await wikiAuth(store, connection),
       spaceKey: options.spaceKey,
       pageIds: options.pageIds,
       signal: options.signal,

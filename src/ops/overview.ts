@@ -8,7 +8,7 @@ import { action } from "../hints.js";
 
 /** What needs an operator's action, as the overview lists it; `hint` is neutral (the shell words it). */
 export interface OverviewWarning {
-  code: "backup_failing" | "no_backup_yet" | "licence_expiring" | "licence_expired" | "licence_invalid" | "disk_nearly_full" | "library_failing" | string;
+  code: "backup_failing" | "no_backup_yet" | "licence_expiring" | "licence_expired" | "licence_invalid" | "disk_nearly_full" | "library_failing" | "connection_revoked" | string;
   message: string;
   hint: string;
 }
@@ -58,6 +58,14 @@ export async function overview(input: { store: Store; dataDir: string; backupsDi
   }
   if (volume.freeBytes < Math.max(DISK_WARNING_BYTES, volume.totalBytes * DISK_WARNING_RATIO)) {
     warnings.push({ code: "disk_nearly_full", message: `Only ${Math.round(volume.freeBytes / 1024 ** 2)} MiB are free on the data volume's filesystem.`, hint: "Free space or move old archives elsewhere: backups and restores need room for a full copy." });
+  }
+  const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
+  for (const grant of (await store.oauth.list()).filter((g) => g.state === "revoked")) {
+    warnings.push({
+      code: "connection_revoked",
+      message: `Team ${teams.get(grant.teamId) ?? grant.teamId}'s ${grant.provider} account ${grant.account} no longer works: ${grant.problem ?? "its authorisation was revoked or expired"}.`,
+      hint: "Reconnect it in the dashboard's Connections page; libraries that use it fail until then.",
+    });
   }
   for (const library of libraries.filter((l) => l.state === "failed")) {
     warnings.push({ code: "library_failing", message: `${library.id} failed: ${library.state_reason ?? "no reason recorded"}`, hint: `Fix the cause, then refresh it: ${action("library.refresh", { libraryName: library.id })}.` });

@@ -16,6 +16,7 @@ import { overviewRoutes } from "./routes/admin-overview.js";
 import { accountRoutes } from "./routes/admin-accounts.js";
 import { adminLibraryRoutes } from "./routes/admin-libraries.js";
 import { dashboardRoutes } from "./dashboard.js";
+import { oauthRoutes } from "./routes/oauth.js";
 import type { JobRunner } from "../ops/job-runner.js";
 import { isPublicApiPath } from "./public-paths.js";
 import { renderHint } from "../hints.js";
@@ -112,6 +113,7 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
   app.register(overviewRoutes, { volume, runner, licence });
   app.register(accountRoutes, { volume });
   app.register(adminLibraryRoutes, { volume, jobs, gitPolicy: publicApi.gitPolicy });
+  app.register(oauthRoutes, { volume });
   app.register(dashboardRoutes);
   app.register(publicApiRoutes, { volume, jobs, usage, ...publicApi });
   return app;

@@ -11,13 +11,19 @@ export interface WikiPage {
 export interface FetchSpaceOptions {
   /** Where the v2 REST API lives: a site (https://acme.atlassian.net) or https://api.atlassian.com/ex/confluence/<cloudId>. */
   apiBase: string;
-  token: string;
+  /** The token to send, and (for an OAuth connection) a fresh one after the wiki answered 401 to it. */
+  auth: WikiAuth;
   spaceKey: string;
   /** Only these pages; the whole space when absent. */
   pageIds?: string[];
   /** Stop after this many pages. @default 10,000 */
   maxPages?: number;
   signal?: AbortSignal;
+}
+
+export interface WikiAuth {
+  token: string;
+  renew?: () => Promise<string>;
 }
 
 const PAGE_LIMIT = 100;
@@ -29,16 +35,24 @@ const PAGE_LIMIT = 100;
  */
 export async function fetchSpacePages(options: FetchSpaceOptions): Promise<{ spaceName: string; pages: WikiPage[] }> {
   const base = options.apiBase.replace(/\/+$/, "");
-  const get = async (pathAndQuery: string) => {
-    let response: Response;
+  let token = options.auth.token;
+  const request = async (pathAndQuery: string) => {
     try {
-      response = await fetch(`${base}${pathAndQuery}`, {
-        headers: { authorization: `Bearer ${options.token}`, accept: "application/json" },
+      return await fetch(`${base}${pathAndQuery}`, {
+        headers: { authorization: `Bearer ${token}`, accept: "application/json" },
         signal: options.signal,
         redirect: "error",
       });
     } catch (err) {
       throw new LdsError("repository_unreachable", `Cannot reach the wiki at ${new URL(base).host} (${(err as Error).message}).`, { hint: "Check the connection's API base and the network." });
+    }
+  };
+  const get = async (pathAndQuery: string) => {
+    let response = await request(pathAndQuery);
+    // An OAuth access token can expire (or be invalidated) mid-crawl: renew it once and ask again.
+    if (response.status === 401 && options.auth.renew) {
+      token = await options.auth.renew();
+      response = await request(pathAndQuery);
     }
     if (response.status === 401 || response.status === 403) {
       throw new LdsError("repository_auth_failed", `The wiki at ${new URL(base).host} refused the connection's token (HTTP ${response.status}).`, {

@@ -10,6 +10,8 @@ export interface WikiConnection {
   cloudId: string;
   siteUrl: string;
   apiBase: string;
+  /** Made by OAuth: its tokens are the grant's (refreshed by ops/oauth-tokens.ts), not a pasted one. */
+  grantId?: number;
 }
 
 /** Connect a team's wiki account: the token is sealed; the API base is fixed here, by an operator, not by requests. */
@@ -37,7 +39,8 @@ export function addGitConnection(db: Database.Database, key: Buffer, teamId: num
   })();
 }
 
-export type GitConnectionLookup = { token?: string; otherHosts: string[] | null };
+/** `grantId`: the connection was made by OAuth, and `token` is its access token as stored (it may need a refresh). */
+export type GitConnectionLookup = { token?: string; otherHosts: string[] | null; grantId?: number };
 
 /**
  * The team's connected git token for a repository on `host`, only if the connection is pinned to that host.
@@ -45,22 +48,24 @@ export type GitConnectionLookup = { token?: string; otherHosts: string[] | null 
  * Otherwise `otherHosts` lists the hosts it is valid for (null: the team has no git connection).
  */
 export function gitConnectionToken(db: Database.Database, key: Buffer, teamId: number, host: string, defaultHost: string): GitConnectionLookup {
-  const row = db.prepare("SELECT hosts FROM connections WHERE team_id = ? AND kind = 'git'").get(teamId) as { hosts: string | null } | undefined;
+  const row = db.prepare("SELECT hosts, grant_id FROM connections WHERE team_id = ? AND kind = 'git'").get(teamId) as { hosts: string | null; grant_id: number | null } | undefined;
   if (!row) return { token: undefined, otherHosts: null };
   const hosts = row.hosts ? (JSON.parse(row.hosts) as string[]) : [defaultHost.toLowerCase()];
-  const token = hosts.includes(host.toLowerCase()) ? getSecret(db, key, `team:${teamId}:git`) : undefined;
-  return { token, otherHosts: hosts };
+  if (!hosts.includes(host.toLowerCase())) return { token: undefined, otherHosts: hosts };
+  if (row.grant_id !== null) return { token: getSecret(db, key, `oauth:${row.grant_id}:access`), otherHosts: hosts, grantId: row.grant_id };
+  return { token: getSecret(db, key, `team:${teamId}:git`), otherHosts: hosts };
 }
 
 export function findWikiConnection(db: Database.Database, teamId: number, cloudId: string): WikiConnection | undefined {
-  const row = db.prepare("SELECT id, team_id, cloud_id, site_url, api_base FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").get(teamId, cloudId) as
-    | { id: number; team_id: number; cloud_id: string; site_url: string; api_base: string }
+  const row = db.prepare("SELECT id, team_id, cloud_id, site_url, api_base, grant_id FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").get(teamId, cloudId) as
+    | { id: number; team_id: number; cloud_id: string; site_url: string; api_base: string; grant_id: number | null }
     | undefined;
-  return row && { id: row.id, teamId: row.team_id, cloudId: row.cloud_id, siteUrl: row.site_url, apiBase: row.api_base };
+  return row && { id: row.id, teamId: row.team_id, cloudId: row.cloud_id, siteUrl: row.site_url, apiBase: row.api_base, ...(row.grant_id !== null ? { grantId: row.grant_id } : {}) };
 }
 
 export function wikiToken(db: Database.Database, key: Buffer, connection: WikiConnection): string {
-  const token = getSecret(db, key, `team:${connection.teamId}:wiki:${connection.cloudId}`);
+  const name = connection.grantId !== undefined ? `oauth:${connection.grantId}:access` : `team:${connection.teamId}:wiki:${connection.cloudId}`;
+  const token = getSecret(db, key, name);
   if (!token) throw new LdsError("forbidden", "The wiki connection has no token any more.", { hint: `Connect the wiki account again: ${action("connection.addWiki")}.` });
   return token;
 }

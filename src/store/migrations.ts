@@ -257,6 +257,39 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX library_usage_by_day ON library_usage(day);
     `,
   },
+  {
+    version: 10,
+    name: "oauth-connections",
+    sql: `
+      -- An account connected through OAuth (the dashboard's Connect): its access and refresh tokens sealed in
+      -- secrets, when the access token expires, and whether the provider refused to refresh it ('revoked').
+      CREATE TABLE oauth_grants (
+        id INTEGER PRIMARY KEY,
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        provider TEXT NOT NULL,
+        account TEXT NOT NULL,
+        scopes TEXT NOT NULL DEFAULT '',
+        expires_at TEXT,
+        state TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active','revoked')),
+        problem TEXT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      -- A connection made by OAuth names its grant; one made with a pasted token (lds connections add-*) does not.
+      ALTER TABLE connections ADD COLUMN grant_id INTEGER REFERENCES oauth_grants(id) ON DELETE CASCADE;
+      -- An authorization under way: the state's SHA-256 (the state itself goes only to the browser), its PKCE
+      -- verifier, and where it came from. Taken once; stale after 10 minutes.
+      CREATE TABLE oauth_states (
+        state_hash TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        verifier TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        started_by TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

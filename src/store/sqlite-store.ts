@@ -7,6 +7,7 @@ import * as connections from "./connections.js";
 import { createFirstTeam } from "./first-team.js";
 import * as jobs from "./jobs.js";
 import * as libraries from "./libraries.js";
+import * as oauth from "./oauth.js";
 import * as versions from "./library-versions.js";
 import { schemaVersion } from "./migrate.js";
 import * as secrets from "./secrets-table.js";
@@ -107,6 +108,16 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       gitToken: sealed(connections.gitConnectionToken),
       findWiki: on(connections.findWikiConnection),
       wikiToken: sealed(connections.wikiToken),
+    },
+    oauth: {
+      createState: on(oauth.createOAuthState),
+      takeState: on(oauth.takeOAuthState),
+      saveGrant: sealed(oauth.saveOAuthGrant),
+      tokens: sealed(oauth.oauthGrantTokens),
+      updateTokens: sealed(oauth.updateOAuthTokens),
+      markRevoked: on(oauth.markOAuthGrantRevoked),
+      remove: on(oauth.removeOAuthGrant),
+      list: on(oauth.listOAuthGrants),
     },
     admins: {
       find: on(admins.findAdmin),

@@ -14,6 +14,7 @@ import type { GitConnectionLookup, WikiConnection } from "./connections.js";
 import type { Job, JobPayload } from "./jobs.js";
 import type { BranchRecord, LibraryOptions, LibraryRow, LibraryState, NewLibrary } from "./libraries.js";
 import type { LibraryVersion } from "./library-versions.js";
+import type { GrantTarget, OAuthGrant, OAuthState, OAuthTokens } from "./oauth.js";
 import type { EmbeddableSnippet, NewSnippet, StoredSnippet } from "./snippets.js";
 import type { UsageCount } from "./usage.js";
 
@@ -144,6 +145,22 @@ export interface ConnectionStore {
   wikiToken(connection: WikiConnection): Promise<string>;
 }
 
+/** OAuth: authorizations under way, and the grants (tokens) behind connections made in the dashboard. */
+export interface OAuthStore {
+  /** Remember a pending authorization under its `state` (stored hashed) for `ttlSeconds`. */
+  createState(state: string, pending: OAuthState, ttlSeconds: number): Promise<void>;
+  /** The pending authorization of `state`, removed (usable once); undefined when unknown or stale. */
+  takeState(state: string): Promise<OAuthState | undefined>;
+  /** A new grant with its sealed tokens and the connections it makes (replacing the team's previous ones of that kind). */
+  saveGrant(grant: { teamId: number; provider: string; account: string; scopes: string; tokens: OAuthTokens; target: GrantTarget }): Promise<number>;
+  tokens(grantId: number): Promise<(OAuthTokens & { state: string; provider: string }) | undefined>;
+  updateTokens(grantId: number, tokens: OAuthTokens): Promise<void>;
+  markRevoked(grantId: number, problem: string): Promise<void>;
+  /** Delete a grant, its tokens and its connections. */
+  remove(grantId: number): Promise<void>;
+  list(): Promise<OAuthGrant[]>;
+}
+
 export interface AdminStore {
   find(username: string): Promise<Admin | undefined>;
   count(): Promise<number>;
@@ -192,6 +209,7 @@ export interface Store {
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
   readonly connections: ConnectionStore;
+  readonly oauth: OAuthStore;
   readonly admins: AdminStore;
   readonly settings: SettingStore;
   readonly audit: AuditStore;

@@ -7,6 +7,7 @@ import { BackupsPage } from "./pages/backups.js";
 import { RestorePage } from "./pages/restore.js";
 import { LibrariesPage } from "./pages/libraries.js";
 import { AccountsPage } from "./pages/accounts.js";
+import { ConnectionsPage } from "./pages/connections.js";
 
 const PAGES = [
   { path: "/", label: "Overview", view: OverviewPage },
@@ -14,6 +15,7 @@ const PAGES = [
   { path: "/restore", label: "Restore", view: RestorePage },
   { path: "/libraries", label: "Libraries", view: LibrariesPage },
   { path: "/accounts", label: "Teams & keys", view: AccountsPage },
+  { path: "/connections", label: "Connections", view: ConnectionsPage },
 ];
 
 type Session = { username: string } | null | undefined;

@@ -110,3 +110,32 @@ export interface ApiKey {
   createdAt: string;
   revokedAt: string | null;
 }
+
+export interface ProviderSettings {
+  kind: string;
+  name: string;
+  connects: "git" | "wiki";
+  clientId: string;
+  clientSecretSet: boolean;
+  authorizeUrl: string;
+  tokenUrl: string;
+  apiBase: string;
+  scopes: string;
+  gitHosts: string[];
+}
+
+export interface Connection {
+  id: number;
+  teamId: number;
+  team: string | null;
+  provider: string;
+  providerName: string;
+  account: string;
+  scopes: string;
+  expiresAt: string | null;
+  state: "active" | "revoked";
+  problem: string | null;
+  createdAt: string;
+  hosts: string[];
+  sites: Array<{ cloudId: string; siteUrl: string }>;
+}

@@ -6,6 +6,7 @@ import { client, eventually, startServer, type TestServer } from "../helpers/ser
 import { tempDir } from "../helpers/temp.js";
 import { libraryIds, seedVolume } from "../helpers/volume.js";
 import { openVolume } from "../../src/volume/open-volume.js";
+import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -33,7 +34,7 @@ describe("the dashboard's admin API", () => {
     expect((await client(server.url).get("/api/auth/session")).status).toBe(401);
 
     const overview = (await api.get("/api/overview")).json;
-    expect(overview).toMatchObject({ schemaVersion: 9, libraries: { total: 2, byState: { finalized: 1, failed: 1 } }, licence: { state: "valid", licensee: "Acme" } });
+    expect(overview).toMatchObject({ schemaVersion: LATEST_SCHEMA_VERSION, libraries: { total: 2, byState: { finalized: 1, failed: 1 } }, licence: { state: "valid", licensee: "Acme" } });
     expect(overview.licence.daysLeft).toBeGreaterThanOrEqual(4);
     expect(overview.volume.bytes).toBeGreaterThan(0);
     expect(overview.volume.freeBytes).toBeGreaterThan(0);

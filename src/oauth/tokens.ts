@@ -1,0 +1,69 @@
+import { LdsError } from "../errors.js";
+import type { Store } from "../store/store.js";
+import { ProviderRefusal } from "./http.js";
+import { usableProvider } from "./provider-config.js";
+import { isProviderKind, providerOf } from "./providers.js";
+import { asOAuthFailure } from "./flow.js";
+
+/** Refresh this long before the access token expires: a clone or a crawl started now must not outlive it. */
+const EARLY_MS = 60_000;
+
+/** One refresh per grant at a time: with rotating refresh tokens, a second concurrent one would be refused. */
+const refreshing = new Map<number, Promise<string>>();
+
+/** What a connection's owner must do when its grant no longer works. */
+export function reconnect(providerName: string, connects: "git" | "wiki"): string {
+  return `reconnect the ${connects === "wiki" ? "wiki" : "git"} account (${providerName}) in the dashboard's Connections page`;
+}
+
+/**
+ * A grant that no longer works. The instruction is in the message too: a library's failure reason keeps only the
+ * message, and it is what an operator reads on the Libraries page.
+ */
+function mustReconnect(providerName: string, connects: "git" | "wiki", what: string): LdsError {
+  const todo = reconnect(providerName, connects);
+  return new LdsError("repository_auth_failed", `${what}: ${todo}.`, { hint: `${todo[0]!.toUpperCase()}${todo.slice(1)}.` });
+}
+
+/**
+ * A grant's access token, refreshed first when it expires within a minute, or always with `force` (the provider
+ * answered 401 to it). A refresh the provider refuses (revoked, expired) marks the grant revoked and fails with a
+ * reason that says to reconnect; the overview shows it until then.
+ */
+export async function grantAccessToken(store: Store, grantId: number, options: { force?: boolean } = {}): Promise<string> {
+  const tokens = await store.oauth.tokens(grantId);
+  if (!tokens || !isProviderKind(tokens.provider)) throw new LdsError("repository_auth_failed", "The connected account was disconnected.", { hint: "Connect it again in the dashboard's Connections page." });
+  const provider = providerOf(tokens.provider);
+  if (tokens.state === "revoked") {
+    throw mustReconnect(provider.name, provider.connects, `The ${provider.name} account's authorisation was revoked or has expired`);
+  }
+  const fresh = tokens.expiresAt === undefined || Date.parse(tokens.expiresAt) - Date.now() > EARLY_MS;
+  if (fresh && !options.force) return tokens.accessToken;
+  if (!tokens.refreshToken) {
+    if (!fresh || options.force) await store.oauth.markRevoked(grantId, "the access token expired and the grant has no refresh token");
+    throw mustReconnect(provider.name, provider.connects, `The ${provider.name} access token has expired and cannot be refreshed`);
+  }
+  const running = refreshing.get(grantId);
+  if (running) return running;
+  const refresh = (async () => {
+    const { config, clientSecret } = await usableProvider(store, tokens.provider as typeof provider.kind);
+    try {
+      const next = await provider.refresh(config, clientSecret, tokens.refreshToken!);
+      // A provider that does not rotate answers no refresh token: the old one stays valid.
+      await store.oauth.updateTokens(grantId, { ...next, refreshToken: next.refreshToken ?? tokens.refreshToken });
+      return next.accessToken;
+    } catch (err) {
+      if (err instanceof ProviderRefusal && (err.error === "invalid_grant" || err.status === 400 || err.status === 401 || err.status === 403)) {
+        await store.oauth.markRevoked(grantId, err.message);
+        throw mustReconnect(provider.name, provider.connects, `The ${provider.name} account's authorisation was revoked or has expired (${err.message})`);
+      }
+      throw asOAuthFailure(provider.name, err);
+    }
+  })();
+  refreshing.set(grantId, refresh);
+  try {
+    return await refresh;
+  } finally {
+    refreshing.delete(grantId);
+  }
+}

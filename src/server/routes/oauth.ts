@@ -1,0 +1,106 @@
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import { LdsError, isLdsError } from "../../errors.js";
+import { loadProviderConfig, saveProviderConfig, usableProvider } from "../../oauth/provider-config.js";
+import { CALLBACK_PATH, finishAuthorization, startAuthorization, type CallbackQuery } from "../../oauth/flow.js";
+import { isProviderKind, PROVIDERS, providerOf, type ProviderKind } from "../../oauth/providers.js";
+import { disconnectGrant } from "../../oauth/disconnect.js";
+import { grantAccessToken } from "../../oauth/tokens.js";
+import type { OpenVolume } from "../../volume/open-volume.js";
+import { requireAdmin } from "../admin-session.js";
+
+const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
+function kindOf(value: string): ProviderKind {
+  if (!isProviderKind(value)) throw new LdsError("route_not_found", `No OAuth provider ${value.slice(0, 40)}; there are ${PROVIDERS.map((p) => p.kind).join(", ")}.`);
+  return value;
+}
+
+const url = { type: "string", maxLength: 2048, pattern: "^https?://[^\\s]+$" };
+
+/**
+ * Connected accounts (docs/admin-api.md, "Connections"): the providers' settings, Connect (authorization code with
+ * PKCE), the callback, the grants with Disconnect and browsing. All behind the admin session except the callback,
+ * which arrives from the provider's site without the SameSite=Strict cookie: its single-use state is its proof.
+ */
+export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
+  const { store } = volume;
+
+  app.get<{ Querystring: CallbackQuery }>(CALLBACK_PATH, async (request, reply) => {
+    const back = new URLSearchParams();
+    try {
+      const done = await finishAuthorization(store, request.query);
+      await store.audit.record({ actor: `admin:${done.startedBy}`, action: "connection.connect", subject: `team:${done.teamId}`, details: { provider: done.provider, account: done.account } });
+      request.log.info({ provider: done.provider, team: done.teamId, account: done.account }, "account connected");
+      back.set("connected", done.provider);
+      back.set("account", done.account);
+    } catch (err) {
+      if (!isLdsError(err)) throw err;
+      request.log.warn({ code: err.code, reason: err.message }, "OAuth connection failed");
+      back.set("error", err.code);
+      back.set("message", err.message);
+      if (err.hint) back.set("hint", err.hint);
+    }
+    return reply.redirect(`/dashboard/connections?${back}`, 303);
+  });
+
+  app.register(async (admin) => {
+    admin.addHook("onRequest", requireAdmin(store));
+
+    admin.get("/api/oauth/providers", async (request) => ({
+      redirectUri: `${origin(request)}${CALLBACK_PATH}`,
+      providers: await Promise.all(PROVIDERS.map(async (p) => ({ kind: p.kind, name: p.name, connects: p.connects, defaults: p.defaults, ...(await loadProviderConfig(store, p.kind)) }))),
+    }));
+
+    admin.put<{ Params: { kind: string }; Body: Record<string, unknown> }>(
+      "/api/oauth/providers/:kind",
+      {
+        schema: {
+          body: {
+            type: "object",
+            additionalProperties: false,
+            properties: {
+              clientId: { type: "string", maxLength: 256 },
+              clientSecret: { type: "string", maxLength: 1024 },
+              authorizeUrl: url,
+              tokenUrl: url,
+              apiBase: url,
+              scopes: { type: "string", maxLength: 1024 },
+              gitHosts: { type: "array", maxItems: 16, items: { type: "string", pattern: "^[A-Za-z0-9.-]+(:\\d{1,5})?$" } },
+            },
+          },
+        },
+      },
+      async (request) => {
+        const kind = kindOf(request.params.kind);
+        await saveProviderConfig(store, kind, request.body);
+        await store.audit.record({ actor: `admin:${request.admin!.username}`, action: "oauth.provider", subject: kind, details: { clientId: request.body.clientId ?? null, secretChanged: request.body.clientSecret !== undefined } });
+        return loadProviderConfig(store, kind);
+      },
+    );
+
+    admin.post<{ Params: { kind: string }; Body: { team: string } }>(
+      "/api/oauth/:kind/start",
+      { schema: { body: { type: "object", additionalProperties: false, required: ["team"], properties: { team: { type: "string", minLength: 1, maxLength: 64 } } } } },
+      async (request) => startAuthorization(store, { kind: kindOf(request.params.kind), team: request.body.team, origin: origin(request), startedBy: request.admin!.username }),
+    );
+
+    admin.get("/api/connections", async () => {
+      const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
+      return { connections: (await store.oauth.list()).map((g) => ({ ...g, team: teams.get(g.teamId) ?? null, providerName: isProviderKind(g.provider) ? providerOf(g.provider).name : g.provider })) };
+    });
+
+    admin.get<{ Params: { id: string } }>("/api/connections/:id/browse", async (request) => {
+      const grant = (await store.oauth.list()).find((g) => g.id === Number(request.params.id));
+      if (!grant || !isProviderKind(grant.provider)) throw new LdsError("route_not_found", `No connection ${request.params.id.slice(0, 20)}.`);
+      const { config } = await usableProvider(store, grant.provider);
+      const token = await grantAccessToken(store, grant.id);
+      return { items: await providerOf(grant.provider).browse(config, token, grant) };
+    });
+
+    admin.delete<{ Params: { id: string } }>("/api/connections/:id", async (request) => {
+      const result = await disconnectGrant(store, Number(request.params.id));
+      await store.audit.record({ actor: `admin:${request.admin!.username}`, action: "connection.disconnect", subject: `connection:${request.params.id}`, details: result });
+      return result;
+    });
+  });
+};

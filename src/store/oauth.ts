@@ -1,0 +1,183 @@
+import { createHash } from "node:crypto";
+import type Database from "better-sqlite3";
+import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
+import { normaliseSiteUrl } from "./store.js";
+
+/** A pending authorization, as the callback needs it. */
+export interface OAuthState {
+  provider: string;
+  teamId: number;
+  verifier: string;
+  redirectUri: string;
+  startedBy: string;
+}
+
+export interface OAuthTokens {
+  accessToken: string;
+  refreshToken?: string;
+  /** When the access token stops working; undefined: it does not expire. */
+  expiresAt?: string;
+}
+
+/** An OAuth grant without its tokens: what the dashboard lists. */
+export interface OAuthGrant {
+  id: number;
+  teamId: number;
+  provider: string;
+  account: string;
+  scopes: string;
+  expiresAt: string | null;
+  state: "active" | "revoked";
+  problem: string | null;
+  createdAt: string;
+  /** Where its token may go: git hosts, or wiki sites with their cloud ids. */
+  hosts: string[];
+  sites: Array<{ cloudId: string; siteUrl: string }>;
+}
+
+/** What a new grant connects: a git account for hosts, or wiki sites (one connection per cloud id). */
+export type GrantTarget = { kind: "git"; hosts: string[] } | { kind: "wiki"; sites: Array<{ cloudId: string; siteUrl: string; apiBase: string }> };
+
+const hashOf = (state: string) => createHash("sha256").update(state).digest("hex");
+const accessName = (grantId: number) => `oauth:${grantId}:access`;
+const refreshName = (grantId: number) => `oauth:${grantId}:refresh`;
+
+export function createOAuthState(db: Database.Database, state: string, pending: OAuthState, ttlSeconds: number): void {
+  db.prepare("DELETE FROM oauth_states WHERE expires_at < strftime('%Y-%m-%dT%H:%M:%fZ','now')").run();
+  db.prepare("INSERT INTO oauth_states (state_hash, provider, team_id, verifier, redirect_uri, started_by, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
+    hashOf(state),
+    pending.provider,
+    pending.teamId,
+    pending.verifier,
+    pending.redirectUri,
+    pending.startedBy,
+    new Date(Date.now() + ttlSeconds * 1000).toISOString(),
+  );
+}
+
+/** The pending authorization of `state`, removed so that it can be used once; undefined when unknown or stale. */
+export function takeOAuthState(db: Database.Database, state: string): OAuthState | undefined {
+  return db.transaction(() => {
+    const row = db.prepare("SELECT provider, team_id, verifier, redirect_uri, started_by, expires_at FROM oauth_states WHERE state_hash = ?").get(hashOf(state)) as
+      | { provider: string; team_id: number; verifier: string; redirect_uri: string; started_by: string; expires_at: string }
+      | undefined;
+    if (!row) return undefined;
+    db.prepare("DELETE FROM oauth_states WHERE state_hash = ?").run(hashOf(state));
+    if (Date.parse(row.expires_at) < Date.now()) return undefined;
+    return { provider: row.provider, teamId: row.team_id, verifier: row.verifier, redirectUri: row.redirect_uri, startedBy: row.started_by };
+  })();
+}
+
+/**
+ * Store a new grant and the connections it makes, all or nothing. It replaces the team's previous connection of the
+ * same kind (a git account; the same wiki sites), whether pasted or connected: Reconnect is Connect again.
+ */
+export function saveOAuthGrant(db: Database.Database, key: Buffer, grant: { teamId: number; provider: string; account: string; scopes: string; tokens: OAuthTokens; target: GrantTarget }): number {
+  return db.transaction(() => {
+    const id = Number(
+      db.prepare("INSERT INTO oauth_grants (team_id, provider, account, scopes, expires_at) VALUES (?, ?, ?, ?, ?)").run(grant.teamId, grant.provider, grant.account, grant.scopes, grant.tokens.expiresAt ?? null).lastInsertRowid,
+    );
+    putTokens(db, key, id, grant.tokens);
+    const { target } = grant;
+    if (target.kind === "git") {
+      dropConnections(db, "SELECT id, secret_name, grant_id FROM connections WHERE team_id = ? AND kind = 'git'", grant.teamId);
+      db.prepare("INSERT INTO connections (team_id, kind, secret_name, hosts, grant_id) VALUES (?, 'git', ?, ?, ?)").run(grant.teamId, `oauth:${id}:git`, JSON.stringify(target.hosts.map((h) => h.toLowerCase())), id);
+    } else {
+      for (const site of target.sites) {
+        dropConnections(db, "SELECT id, secret_name, grant_id FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?", grant.teamId, site.cloudId);
+        db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name, grant_id) VALUES (?, 'wiki', ?, ?, ?, ?, ?)").run(
+          grant.teamId,
+          site.cloudId,
+          normaliseSiteUrl(site.siteUrl),
+          site.apiBase,
+          `oauth:${id}:wiki:${site.cloudId}`,
+          id,
+        );
+      }
+    }
+    dropOrphanGrants(db);
+    return id;
+  })();
+}
+
+function putTokens(db: Database.Database, key: Buffer, grantId: number, tokens: OAuthTokens): void {
+  putSecret(db, key, accessName(grantId), tokens.accessToken);
+  if (tokens.refreshToken) putSecret(db, key, refreshName(grantId), tokens.refreshToken);
+}
+
+/** Remove connections (and a pasted token's secret) that a new grant replaces. */
+function dropConnections(db: Database.Database, select: string, ...args: unknown[]): void {
+  for (const row of db.prepare(select).all(...args) as Array<{ id: number; secret_name: string; grant_id: number | null }>) {
+    if (row.grant_id === null) deleteSecret(db, row.secret_name);
+    db.prepare("DELETE FROM connections WHERE id = ?").run(row.id);
+  }
+}
+
+/** A grant none of whose connections is left (all replaced) is deleted with its tokens. */
+function dropOrphanGrants(db: Database.Database): void {
+  const orphans = db.prepare("SELECT id FROM oauth_grants g WHERE NOT EXISTS (SELECT 1 FROM connections c WHERE c.grant_id = g.id)").pluck().all() as number[];
+  for (const id of orphans) removeGrantRows(db, id);
+}
+
+function removeGrantRows(db: Database.Database, grantId: number): void {
+  deleteSecret(db, accessName(grantId));
+  deleteSecret(db, refreshName(grantId));
+  db.prepare("DELETE FROM connections WHERE grant_id = ?").run(grantId);
+  db.prepare("DELETE FROM oauth_grants WHERE id = ?").run(grantId);
+}
+
+export function oauthGrantTokens(db: Database.Database, key: Buffer, grantId: number): (OAuthTokens & { state: string; provider: string }) | undefined {
+  const row = db.prepare("SELECT provider, expires_at, state FROM oauth_grants WHERE id = ?").get(grantId) as { provider: string; expires_at: string | null; state: string } | undefined;
+  const accessToken = row && getSecret(db, key, accessName(grantId));
+  if (!row || !accessToken) return undefined;
+  return { accessToken, refreshToken: getSecret(db, key, refreshName(grantId)), expiresAt: row.expires_at ?? undefined, state: row.state, provider: row.provider };
+}
+
+/** New tokens after a refresh (the refresh token rotates when the provider sends a new one). */
+export function updateOAuthTokens(db: Database.Database, key: Buffer, grantId: number, tokens: OAuthTokens): void {
+  db.transaction(() => {
+    putTokens(db, key, grantId, tokens);
+    db.prepare("UPDATE oauth_grants SET expires_at = ?, state = 'active', problem = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(tokens.expiresAt ?? null, grantId);
+  })();
+}
+
+/** The provider refused to refresh (revoked, expired): kept, to be shown, until reconnected or disconnected. */
+export function markOAuthGrantRevoked(db: Database.Database, grantId: number, problem: string): void {
+  db.prepare("UPDATE oauth_grants SET state = 'revoked', problem = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(problem, grantId);
+}
+
+export function removeOAuthGrant(db: Database.Database, grantId: number): void {
+  db.transaction(() => removeGrantRows(db, grantId))();
+}
+
+export function listOAuthGrants(db: Database.Database): OAuthGrant[] {
+  const grants = db.prepare("SELECT id, team_id, provider, account, scopes, expires_at, state, problem, created_at FROM oauth_grants ORDER BY team_id, provider").all() as Array<{
+    id: number;
+    team_id: number;
+    provider: string;
+    account: string;
+    scopes: string;
+    expires_at: string | null;
+    state: "active" | "revoked";
+    problem: string | null;
+    created_at: string;
+  }>;
+  const connections = db.prepare("SELECT grant_id, kind, hosts, cloud_id, site_url FROM connections WHERE grant_id IS NOT NULL").all() as Array<{ grant_id: number; kind: string; hosts: string | null; cloud_id: string | null; site_url: string | null }>;
+  return grants.map((g) => {
+    const mine = connections.filter((c) => c.grant_id === g.id);
+    return {
+      id: g.id,
+      teamId: g.team_id,
+      provider: g.provider,
+      account: g.account,
+      scopes: g.scopes,
+      expiresAt: g.expires_at,
+      state: g.state,
+      problem: g.problem,
+      createdAt: g.created_at,
+      hosts: mine.flatMap((c) => (c.kind === "git" && c.hosts ? (JSON.parse(c.hosts) as string[]) : [])),
+      sites: mine.filter((c) => c.kind === "wiki").map((c) => ({ cloudId: c.cloud_id!, siteUrl: c.site_url! })),
+    };
+  });
+}
+
