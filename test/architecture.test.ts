@@ -8,9 +8,9 @@ import { ROOT } from "./helpers/cli.js";
  * A folder may import its own layer's folders one way, and any layer below; never a layer above.
  */
 const LAYERS: string[][] = [
-  ["cli", "server"],
+  ["cli", "server", "ui"],
   ["ops"],
-  ["search", "indexing", "archive", "snapshot", "destinations", "sources", "admin", "licence"],
+  ["search", "indexing", "archive", "snapshot", "destinations", "sources", "oauth", "admin", "licence"],
   ["volume", "vectors", "text"],
   ["store", "config", "secrets"],
   ["util", "errors.ts", "hints.ts", "version.ts"],
@@ -25,7 +25,7 @@ function importEdges(): Array<[string, string, string]> {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith(".ts")) {
+      else if (/\.tsx?$/.test(entry.name)) {
         const text = fs.readFileSync(full, "utf8");
         const from = path.relative(src, full).split(path.sep)[0]!;
         for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"(\.[^"]+)"/g)) {
@@ -113,6 +113,10 @@ describe("the architecture of src/", () => {
 
   it("reaches the records only through the store's contract, outside the SQLite engine's own work", () => {
     expect(storeInternalsUsed()).toEqual([]);
+  });
+
+  it("keeps the dashboard (src/ui, compiled for the browser) apart from the server's code", () => {
+    expect(edges.filter(([from, to]) => (from === "ui") !== (to === "ui")).map(([, to, file]) => `${file} imports ${to}`)).toEqual([]);
   });
 
   it("has no two folders that import each other", () => {

@@ -22,4 +22,5 @@ export const GENERAL_SETTINGS: Record<string, SettingName> = {
   encryptionRecipients: { flags: ["age-recipient"], env: "LDS_AGE_RECIPIENTS", field: "encryption.recipients" },
   ageIdentity: { flags: ["identity"], env: "LDS_AGE_IDENTITY_FILE" },
   agePassphrase: { flags: ["passphrase-file"], env: "LDS_AGE_PASSPHRASE_FILE" },
+  licence: { env: "LDS_LICENSE" },
 };

@@ -4,7 +4,7 @@ import type { Licence } from "../licence/licence.js";
 import type { Store } from "../store/store.js";
 import { APP_VERSION } from "../version.js";
 import type { BackupStatus } from "./backup-runner.js";
-import { action } from "../hints.js";
+import { action, setting } from "../hints.js";
 
 /** What needs an operator's action, as the overview lists it; `hint` is neutral (the shell words it). */
 export interface OverviewWarning {
@@ -51,8 +51,8 @@ export async function overview(input: { store: Store; dataDir: string; backupsDi
   if (!last && libraries.length > 0) {
     warnings.push({ code: "no_backup_yet", message: "No backup has been made by this server yet.", hint: "Set a destination and a schedule on the Backups page, then back up now." });
   }
-  if (licence.state === "expired") warnings.push({ code: "licence_expired", message: `The licence expired on ${licence.expiresAt}: the public API is closed.`, hint: "Install a renewed licence (license.json in the data directory, or LDS_LICENSE)." });
-  if (licence.state === "invalid") warnings.push({ code: "licence_invalid", message: `The licence cannot be read: ${licence.problem}.`, hint: "Install a valid licence (license.json in the data directory, or LDS_LICENSE)." });
+  if (licence.state === "expired") warnings.push({ code: "licence_expired", message: `The licence expired on ${licence.expiresAt}: the public API is closed.`, hint: `Install a renewed licence (license.json in the data directory, or ${setting("licence")}).` });
+  if (licence.state === "invalid") warnings.push({ code: "licence_invalid", message: `The licence cannot be read: ${licence.problem}.`, hint: `Install a valid licence (license.json in the data directory, or ${setting("licence")}).` });
   if (licence.state === "valid" && daysLeft !== null && daysLeft <= LICENCE_WARNING_DAYS) {
     warnings.push({ code: "licence_expiring", message: `The licence expires in ${daysLeft} day${daysLeft === 1 ? "" : "s"} (${licence.expiresAt}).`, hint: "Renew it before then: an expired licence closes the public API." });
   }

@@ -3,6 +3,7 @@ import { LdsError } from "../errors.js";
 import { getSecret, putSecret } from "./secrets-table.js";
 import { action } from "../hints.js";
 import { normaliseSiteUrl } from "./store.js";
+import { dropOrphanGrants } from "./oauth.js";
 
 export interface WikiConnection {
   id: number;
@@ -19,6 +20,8 @@ export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<Wi
   const secretName = `team:${c.teamId}:wiki:${c.cloudId}`;
   return db.transaction(() => {
     db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").run(c.teamId, c.cloudId);
+    // A pasted token replaces an OAuth connection of that site; a grant left with no connection goes with its tokens.
+    dropOrphanGrants(db);
     putSecret(db, key, secretName, c.token);
     return Number(
       db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name) VALUES (?, 'wiki', ?, ?, ?, ?)").run(c.teamId, c.cloudId, normaliseSiteUrl(c.siteUrl), c.apiBase, secretName).lastInsertRowid,
@@ -34,6 +37,7 @@ export function addGitConnection(db: Database.Database, key: Buffer, teamId: num
   const secretName = `team:${teamId}:git`;
   db.transaction(() => {
     db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'git'").run(teamId);
+    dropOrphanGrants(db);
     putSecret(db, key, secretName, token);
     db.prepare("INSERT INTO connections (team_id, kind, secret_name, hosts) VALUES (?, 'git', ?, ?)").run(teamId, secretName, JSON.stringify(hosts.map((h) => h.toLowerCase())));
   })();

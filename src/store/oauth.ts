@@ -114,7 +114,7 @@ function dropConnections(db: Database.Database, select: string, ...args: unknown
 }
 
 /** A grant none of whose connections is left (all replaced) is deleted with its tokens. */
-function dropOrphanGrants(db: Database.Database): void {
+export function dropOrphanGrants(db: Database.Database): void {
   const orphans = db.prepare("SELECT id FROM oauth_grants g WHERE NOT EXISTS (SELECT 1 FROM connections c WHERE c.grant_id = g.id)").pluck().all() as number[];
   for (const id of orphans) removeGrantRows(db, id);
 }

@@ -114,6 +114,37 @@ describe("the dashboard's admin API", () => {
     }
   });
 
+  it("connections: providers are validated, a secret is write-only, and Connect needs a configured provider", async () => {
+    const dataDir = tempDir();
+    await seedVolume(dataDir);
+    const { server, api } = await signedIn(dataDir);
+    const listed = (await api.get("/api/oauth/providers")).json;
+    expect(listed.redirectUri).toBe(`${server.url}/api/oauth/callback`);
+    expect(listed.providers.map((p: { kind: string }) => p.kind)).toEqual(["github", "gitlab", "atlassian"]);
+    expect(listed.providers[0]).toMatchObject({ clientId: "", clientSecretSet: false, apiBase: "https://api.github.com", gitHosts: ["github.com"] });
+    const start = await api.post("/api/oauth/github/start", { team: "seed-team" });
+    expect(start.status).toBe(409);
+    expect(start.json.error).toBe("oauth_not_configured");
+    expect((await api.put("/api/oauth/providers/github", { clientId: "id", tokenUrl: "file:///etc/passwd" })).status).toBe(400);
+    expect((await api.put("/api/oauth/providers/nope", { clientId: "id" })).status).toBe(404);
+    const saved = await api.put("/api/oauth/providers/gitlab", { clientId: "app-1", clientSecret: "s3cr3t-value", apiBase: "https://git.example.test/api/v4/", gitHosts: ["Git.Example.Test"] });
+    expect(saved.json).toMatchObject({ clientId: "app-1", clientSecretSet: true, apiBase: "https://git.example.test/api/v4", gitHosts: ["git.example.test"] });
+    expect(JSON.stringify((await api.get("/api/oauth/providers")).json)).not.toContain("s3cr3t-value");
+    const begun = await api.post("/api/oauth/gitlab/start", { team: "seed-team" });
+    const authorize = new URL(begun.json.authorizeUrl);
+    expect(authorize.origin + authorize.pathname).toBe("https://gitlab.com/oauth/authorize");
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ client_id: "app-1", response_type: "code", redirect_uri: `${server.url}/api/oauth/callback`, code_challenge_method: "S256" });
+    expect(authorize.searchParams.get("state")!.length).toBeGreaterThanOrEqual(32);
+    expect(authorize.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The callback with an unknown state goes back to the dashboard with the reason, connecting nothing.
+    const back = await fetch(`${server.url}/api/oauth/callback?state=forged&code=x`, { redirect: "manual" });
+    expect(back.status).toBe(303);
+    expect(new URL(back.headers.get("location")!, server.url).searchParams.get("error")).toBe("oauth_state_invalid");
+    expect((await api.get("/api/connections")).json.connections).toEqual([]);
+    expect((await api.put("/api/oauth/providers/gitlab", { clientSecret: "" })).json.clientSecretSet).toBe(false);
+    expect(server.output()).not.toContain("s3cr3t-value");
+  });
+
   it("manages teams, users and keys (the secret once, audit-logged), and removes libraries with their snippets", async () => {
     const dataDir = tempDir();
     await seedVolume(dataDir);
