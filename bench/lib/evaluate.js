@@ -5,13 +5,17 @@ import path from "node:path";
 
 export const METHODS = ["bm25", "vector", "fused"];
 
+/** The question sets: the one the ranking was built with, and a held-out one about other libraries. */
+export const SETS = { tuning: "docs", heldOut: "docs-heldout" };
+
 /**
- * Index every library of fixtures/docs into a fresh volume at `volumeDir` as /eval/<name>, then ask each question
- * with each method. A hit@k is a question whose answering section (path#anchor) is among the first k snippets.
+ * Index every library of fixtures/<set> into a fresh volume at `volumeDir` as /eval/<name>, then ask each question
+ * of its eval.json with each method. A hit@k is a question whose answering section (path#anchor) is among the first
+ * k snippets.
  */
-export async function evaluate(modules, root, volumeDir) {
+export async function evaluate(modules, root, volumeDir, set = SETS.tuning) {
   const { openVolume, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets } = modules;
-  const docs = path.join(root, "fixtures", "docs");
+  const docs = path.join(root, "fixtures", set);
   const { questions } = JSON.parse(fs.readFileSync(path.join(docs, "eval.json"), "utf8"));
   fs.rmSync(volumeDir, { recursive: true, force: true });
   const volume = openVolume(volumeDir);

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { LdsError, fromSystemError } from "../errors.js";
 import { fsyncDirectory, fsyncFileAsync } from "../util/files.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { describeFailure, LdsError } from "../errors.js";
+import { describeFailure } from "../errors.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { parseDocuments } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";

@@ -8,16 +8,23 @@ export type RankingMethod = "bm25" | "vector" | "fused";
 /** How many candidates each ranking contributes before fusion: enough to fill any sensible token budget. */
 const DEPTH = 100;
 /**
- * Weighted reciprocal rank fusion (Cormack et al.'s k of 60): the feature-hashing vectors are lexical and noisier
- * than BM25, so they count 0.7 of it. On the evaluation set every k from 2 to 60 gives the same result at this
- * weight (docs/benchmarks.md), so the choice is not tuned to a single point.
+ * Score fusion: each ranking's scores divided by its best one (so 1 is "as good as this ranking gets for this
+ * query" and 0 "no evidence"), summed with weights. The feature-hashing vectors are lexical and noisier than BM25,
+ * so they count 0.7 of it: the weight the reciprocal rank fusion used before, kept rather than tuned again.
+ * Unlike rank fusion, a clear BM25 winner keeps its lead when the vectors are unsure (docs/benchmarks.md,
+ * "Retrieval quality", measured on a held-out question set too).
  */
-const RRF_K = 60;
 const WEIGHTS = { bm25: 1, vector: 0.7 };
+
+interface Scored {
+  id: number;
+  /** Higher is better; 0 or less is no evidence. */
+  score: number;
+}
 
 /**
  * The snippet ids of one library version, best answer to `query` first. "fused" combines SQLite FTS5's BM25
- * (exact words) and vector similarity (related words and spellings) by reciprocal rank fusion, so a snippet that
+ * (exact words) and vector similarity (related words and spellings) by weighted score fusion, so a snippet that
  * both rank well comes first and one that only one of them finds still appears.
  */
 export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: string, method: RankingMethod = "fused", depth = DEPTH): Promise<number[]> {
@@ -30,43 +37,51 @@ export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: s
  * from BM25 then rather than failing or waiting.
  */
 export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryRef, query: string, method: RankingMethod = "fused", depth = DEPTH): Promise<{ ids: number[]; fallback?: string }> {
-  if (method === "bm25") return { ids: await bm25Ranking(volume, ref, query, depth) };
-  if (volume.vectors.stale) return { ids: await bm25Ranking(volume, ref, query, depth), fallback: "the vector index is being rebuilt for a new embedding provider; ranked by BM25 alone" };
+  const bm25Ids = async () => (await bm25Ranking(volume, ref, query, depth)).map((hit) => hit.id);
+  if (method === "bm25") return { ids: await bm25Ids() };
+  if (volume.vectors.stale) return { ids: await bm25Ids(), fallback: "the vector index is being rebuilt for a new embedding provider; ranked by BM25 alone" };
   let vector: Float32Array;
   try {
     [vector] = (await volume.embedder.embed([query], { timeoutMs: volume.embedder.queryTimeoutMs, attempts: 1 })) as [Float32Array];
   } catch (err) {
     if (!volume.embedder.remote) throw err;
-    return { ids: await bm25Ranking(volume, ref, query, depth), fallback: `the embedding provider did not embed the query (${(err as Error).message.replace(/\.$/, "")}); ranked by BM25 alone` };
+    return { ids: await bm25Ids(), fallback: `the embedding provider did not embed the query (${(err as Error).message.replace(/\.$/, "")}); ranked by BM25 alone` };
   }
-  if (method === "vector") return { ids: await nearest(volume, ref, vector, depth) };
+  if (method === "vector") return { ids: (await nearest(volume, ref, vector, depth)).map((hit) => hit.id) };
   // The scan is posted before BM25 starts: in the server it then runs in its worker thread while BM25 runs on this
   // one (an await between the two would serialise them).
   const vectors = nearest(volume, ref, vector, depth);
   const bm25 = await bm25Ranking(volume, ref, query, depth);
   return {
     ids: fuse([
-      { ids: bm25, weight: WEIGHTS.bm25 },
-      { ids: await vectors, weight: WEIGHTS.vector },
+      { hits: bm25, weight: WEIGHTS.bm25 },
+      { hits: await vectors, weight: WEIGHTS.vector },
     ]),
   };
 }
 
-async function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): Promise<number[]> {
+async function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number): Promise<Scored[]> {
   const expression = ftsExpression(queryTerms(query));
   if (!expression) return [];
   return volume.store.snippetSearch.rank(ref.libraryId, ref.version, expression, depth);
 }
 
-async function nearest(volume: OpenVolume, ref: LibraryRef, vector: Float32Array, depth: number): Promise<number[]> {
+/** The nearest snippets with their cosine similarity (the vectors are unit length: similarity = 1 - L2² / 2). */
+async function nearest(volume: OpenVolume, ref: LibraryRef, vector: Float32Array, depth: number): Promise<Scored[]> {
   const partition = partitionOf(ref.libraryId, ref.version);
   const matches = volume.vectorSearch ? await volume.vectorSearch.nearest(vector, depth, partition) : volume.vectors.nearest(vector, depth, partition);
-  return matches.map((m) => m.snippetId);
+  return matches.map((m) => ({ id: m.snippetId, score: 1 - (m.distance * m.distance) / 2 }));
 }
 
-/** Reciprocal rank fusion: each list gives weight / (k + rank); ties keep the order of the first list. */
-export function fuse(lists: Array<{ ids: number[]; weight: number }>): number[] {
-  const scores = new Map<number, number>();
-  for (const { ids, weight } of lists) ids.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + weight / (RRF_K + rank + 1)));
-  return [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+/**
+ * Weighted score fusion: every list's scores divided by its best, times its weight, summed per snippet; a snippet
+ * one list lacks gets nothing from it. Ties keep the order of the first list, then the second.
+ */
+export function fuse(lists: Array<{ hits: Scored[]; weight: number }>): number[] {
+  const totals = new Map<number, number>();
+  for (const { hits, weight } of lists) {
+    const best = Math.max(0, ...hits.map((h) => h.score));
+    for (const hit of hits) totals.set(hit.id, (totals.get(hit.id) ?? 0) + (best > 0 ? (weight * Math.max(0, hit.score)) / best : 0));
+  }
+  return [...totals.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
 }

@@ -7,7 +7,7 @@ import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { fromSystemError, isLdsError } from "../errors.js";
 import { serverSettingsFromEnv, type ServerSettings } from "../config/server-settings.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
-import { buildApp, type AppSettings } from "./app.js";
+import { buildApp } from "./app.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../ops/heavy-work.js";
 import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";

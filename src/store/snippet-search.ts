@@ -8,6 +8,17 @@ import type Database from "better-sqlite3";
 /** BM25 weights of title, description and content: a query word in a section's title says most about it. */
 const BM25 = "bm25(snippets_fts, 4.0, 2.0, 1.0)";
 
+/** A library version's snippets matching `expression` with their BM25 relevance (higher is better), best first. */
+export function bm25ScoredSnippets(db: Database.Database, libraryId: string, version: string, expression: string, depth: number): Array<{ id: number; score: number }> {
+  return db
+    .prepare(
+      `SELECT s.id AS id, -${BM25} AS score FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
+       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ?
+       ORDER BY ${BM25} LIMIT ?`,
+    )
+    .all(expression, libraryId, version, depth) as Array<{ id: number; score: number }>;
+}
+
 /** The ids of a library version's snippets matching `expression`, best BM25 first. */
 export function bm25SnippetIds(db: Database.Database, libraryId: string, version: string, expression: string, depth: number): number[] {
   return db

@@ -65,7 +65,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       replace: on(snippets.swapSnippets),
     },
     snippetSearch: {
-      rank: on(fts.bm25SnippetIds),
+      rank: on(fts.bm25ScoredSnippets),
       libraryRelevance: on(fts.libraryRelevance),
     },
     jobs: {

@@ -76,8 +76,8 @@ export interface SnippetStore {
 
 /** Full-text ranking: FTS5's BM25 in SQLite; another engine brings its own. `expression` comes from search/query-terms.ts. */
 export interface SnippetSearch {
-  /** The ids of a library version's snippets matching `expression`, best first. */
-  rank(libraryId: string, version: string, expression: string, depth: number): Promise<number[]>;
+  /** A library version's snippets matching `expression`, best first, with their relevance (higher is better, > 0). */
+  rank(libraryId: string, version: string, expression: string, depth: number): Promise<Array<{ id: number; score: number }>>;
   /** For each library, its best snippet's relevance to `expression` (higher is better; 0 when nothing matches). */
   libraryRelevance(expression: string, libraryIds: string[]): Promise<Map<string, number>>;
 }
