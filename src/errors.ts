@@ -72,6 +72,7 @@ const TABLE = {
 
   // The data volume.
   volume_locked: { status: 409, exit: EXIT.busy, summary: "another process holds the data volume" },
+  connection_not_found: { status: 404, exit: EXIT.notFound, summary: "no connected account with that id" },
   oauth_state_invalid: { status: 400, exit: EXIT.usage, summary: "an OAuth callback whose state is unknown, used or expired" },
   oauth_failed: { status: 502, exit: EXIT.destination, summary: "the OAuth provider refused or failed the authorization" },
   oauth_not_configured: { status: 409, exit: EXIT.usage, summary: "the OAuth provider has no client id and secret yet" },

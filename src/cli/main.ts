@@ -136,7 +136,7 @@ function commands(cli: Argv, entry: Entry): Argv {
         .command("remove <email>", "Remove a user from its team (its API keys stop working; add it again to undo)", (c) => c.positional("email", { type: "string", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/users.js")))
         .demandCommand(1, "Name a subcommand: lds users add EMAIL --team NAME, or lds users remove EMAIL."),
     )
-    .command("connections", "Connect a team's git or wiki account (token from $LDS_CONNECTION_TOKEN)", (y) =>
+    .command("connections", "A team's git and wiki accounts: add with a token ($LDS_CONNECTION_TOKEN), list, remove", (y) =>
       y
         .command(
           "add-wiki",
@@ -160,7 +160,9 @@ function commands(cli: Argv, entry: Entry): Argv {
               .option("data-dir", dataDirOption),
           lazy(() => import("./commands/connections.js")),
         )
-        .demandCommand(1, "Name a subcommand: lds connections add-wiki|add-git."),
+        .command("list", "List every team's connections (pasted tokens and OAuth accounts), never a token", (c) => c.option("json", { type: "boolean", default: false }).option("data-dir", dataDirOption), lazy(() => import("./commands/connections.js")))
+        .command("remove <id>", "Remove a connection (an OAuth one is also revoked at its provider where possible)", (c) => c.positional("id", { type: "number", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/connections.js")))
+        .demandCommand(1, "Name a subcommand: lds connections add-wiki|add-git|list|remove."),
     )
     .command("secrets", "Manage the key that seals stored secrets", (y) =>
       y

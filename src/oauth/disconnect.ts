@@ -9,7 +9,7 @@ import { isProviderKind, providerOf } from "./providers.js";
  */
 export async function disconnectGrant(store: Store, grantId: number): Promise<{ disconnected: number; revokedAtProvider: boolean; note: string | null }> {
   const grant = (await store.oauth.list()).find((g) => g.id === grantId);
-  if (!grant) throw new LdsError("route_not_found", `No connection ${grantId}.`, { hint: "List them in the dashboard's Connections page." });
+  if (!grant) throw new LdsError("connection_not_found", `No connection ${grantId}.`, { hint: "List them in the dashboard's Connections page." });
   let revokedAtProvider = false;
   let note: string | null = null;
   const provider = isProviderKind(grant.provider) ? providerOf(grant.provider) : undefined;

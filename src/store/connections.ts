@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
-import { getSecret, putSecret } from "./secrets-table.js";
+import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
 import { action } from "../hints.js";
 import { normaliseSiteUrl } from "./store.js";
 import { dropOrphanGrants } from "./oauth.js";
@@ -82,3 +82,44 @@ export function teamHasProject(db: Database.Database, teamId: number, projectId:
   return db.prepare("SELECT 1 FROM team_projects WHERE team_id = ? AND project_id = ?").get(teamId, projectId) !== undefined;
 }
 
+
+/** A connection as an operator lists it: never its token. */
+export interface ConnectionListing {
+  id: number;
+  teamId: number;
+  kind: "git" | "wiki";
+  /** git: the hosts its token goes to; wiki: the site and the API base. */
+  hosts: string[];
+  cloudId: string | null;
+  siteUrl: string | null;
+  apiBase: string | null;
+  /** Made by OAuth (its grant), or null for a pasted token. */
+  grantId: number | null;
+  createdAt: string;
+}
+
+export function listConnections(db: Database.Database): ConnectionListing[] {
+  const rows = db.prepare("SELECT id, team_id, kind, hosts, cloud_id, site_url, api_base, grant_id, created_at FROM connections ORDER BY team_id, kind, id").all() as Array<{
+    id: number;
+    team_id: number;
+    kind: "git" | "wiki";
+    hosts: string | null;
+    cloud_id: string | null;
+    site_url: string | null;
+    api_base: string | null;
+    grant_id: number | null;
+    created_at: string;
+  }>;
+  return rows.map((r) => ({ id: r.id, teamId: r.team_id, kind: r.kind, hosts: r.hosts ? (JSON.parse(r.hosts) as string[]) : [], cloudId: r.cloud_id, siteUrl: r.site_url, apiBase: r.api_base, grantId: r.grant_id, createdAt: r.created_at }));
+}
+
+/** Remove a pasted connection and its sealed token (an OAuth one is removed with its grant). */
+export function removePastedConnection(db: Database.Database, id: number): boolean {
+  return db.transaction(() => {
+    const row = db.prepare("SELECT secret_name FROM connections WHERE id = ? AND grant_id IS NULL").get(id) as { secret_name: string } | undefined;
+    if (!row) return false;
+    deleteSecret(db, row.secret_name);
+    db.prepare("DELETE FROM connections WHERE id = ?").run(id);
+    return true;
+  })();
+}

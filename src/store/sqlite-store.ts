@@ -108,6 +108,8 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       gitToken: sealed(connections.gitConnectionToken),
       findWiki: on(connections.findWikiConnection),
       wikiToken: sealed(connections.wikiToken),
+      list: on(connections.listConnections),
+      removePasted: on(connections.removePastedConnection),
     },
     oauth: {
       createState: on(oauth.createOAuthState),

@@ -10,7 +10,7 @@ import type { AccessPolicy, Plan, Role, Team, User } from "./accounts.js";
 import type { Admin } from "./admins.js";
 import type { ApiKeyListing, Caller } from "./api-keys.js";
 import type { AuditEntry } from "./audit.js";
-import type { GitConnectionLookup, WikiConnection } from "./connections.js";
+import type { ConnectionListing, GitConnectionLookup, WikiConnection } from "./connections.js";
 import type { Job, JobPayload } from "./jobs.js";
 import type { BranchRecord, LibraryOptions, LibraryRow, LibraryState, NewLibrary } from "./libraries.js";
 import type { LibraryVersion } from "./library-versions.js";
@@ -143,6 +143,10 @@ export interface ConnectionStore {
   gitToken(teamId: number, host: string, defaultHost: string): Promise<GitConnectionLookup>;
   findWiki(teamId: number, cloudId: string): Promise<WikiConnection | undefined>;
   wikiToken(connection: WikiConnection): Promise<string>;
+  /** Every team's connections, pasted or made by OAuth, without tokens. */
+  list(): Promise<ConnectionListing[]>;
+  /** Remove a pasted connection and its token; false when there is none with that id (or it belongs to a grant). */
+  removePasted(id: number): Promise<boolean>;
 }
 
 /** OAuth: authorizations under way, and the grants (tokens) behind connections made in the dashboard. */

@@ -185,6 +185,13 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     await eventually(async () => libraryState(dataDir, wikiId)?.state === "failed", 60_000);
     expect(libraryState(dataDir, wikiId)?.state_reason).toMatch(/revoked or has expired .*invalid_grant.*reconnect the wiki account \(Atlassian \(Confluence\)\) in the dashboard's Connections page/);
 
+    // Headless installs see the same from the CLI, beside the running server.
+    const listed = await runCli("lds", ["connections", "list", "--json", "--data-dir", dataDir]);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const wiki = JSON.parse(listed.stdout).connections.find((c: { kind: string }) => c.kind === "wiki");
+    expect(wiki).toMatchObject({ team: "docs", madeBy: "oauth:atlassian", state: "revoked", validFor: [SITE], tokenGoesTo: [`${oauth.atlassian.apiBase}/ex/confluence/cloud-acme-1`] });
+    expect(listed.stdout).not.toMatch(/atl_|atlr_|ghp_/);
+
     await page.goto(`${server.url}/dashboard/`);
     await page.locator('[data-code="connection_revoked"]').waitFor();
     await page.goto(`${server.url}/dashboard/connections`);

@@ -1,5 +1,6 @@
 import { LdsError } from "../../errors.js";
 import { withVolume } from "../with-volume.js";
+import { disconnectGrant } from "../../oauth/disconnect.js";
 
 interface ConnectionArgs {
   _: string[];
@@ -9,11 +10,15 @@ interface ConnectionArgs {
   siteUrl?: string;
   apiBase?: string;
   dataDir?: string;
+  id?: number;
+  json?: boolean;
 }
 
 const HOST = /^[a-z0-9.-]+(:\d{1,5})?$/i;
 
 export async function run(argv: ConnectionArgs): Promise<number> {
+  if (argv._[1] === "list") return list(argv);
+  if (argv._[1] === "remove") return remove(argv);
   // Never a flag: command lines show in `ps` and shell history.
   const token = process.env.LDS_CONNECTION_TOKEN;
   if (!token) throw new LdsError("validation_error", "Set LDS_CONNECTION_TOKEN to the account's token.", { hint: "It is sealed with secret.key and never shown again." });
@@ -38,6 +43,55 @@ export async function run(argv: ConnectionArgs): Promise<number> {
     if (!/^https?:\/\//.test(apiBase) || !/^https?:\/\//.test(argv.siteUrl!)) throw new LdsError("validation_error", "--site-url and --api-base must be http(s) URLs.");
     await store.connections.addWiki({ teamId: team.id, cloudId: argv.cloudId!, siteUrl: argv.siteUrl!, apiBase, token });
     process.stdout.write(`Connected wiki ${argv.siteUrl} (cloud ${argv.cloudId}) for team ${team.name}; its token goes only to ${apiBase}.\n`);
+    return 0;
+  });
+}
+
+/** Every team's connections, pasted or made in the dashboard by OAuth (account, state, expiry), never a token. */
+async function list(argv: ConnectionArgs): Promise<number> {
+  return withVolume(argv.dataDir, async ({ store }) => {
+    const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
+    const grants = new Map((await store.oauth.list()).map((g) => [g.id, g]));
+    const rows = (await store.connections.list()).map((c) => {
+      const grant = c.grantId === null ? undefined : grants.get(c.grantId);
+      return {
+        id: c.id,
+        team: teams.get(c.teamId) ?? String(c.teamId),
+        kind: c.kind,
+        validFor: c.kind === "git" ? c.hosts : [c.siteUrl ?? ""],
+        tokenGoesTo: c.kind === "git" ? c.hosts : [c.apiBase ?? ""],
+        madeBy: grant ? `oauth:${grant.provider}` : "pasted token",
+        account: grant?.account ?? null,
+        state: grant?.state ?? "active",
+        expiresAt: grant?.expiresAt ?? null,
+        problem: grant?.problem ?? null,
+      };
+    });
+    if (argv.json) process.stdout.write(JSON.stringify({ connections: rows }, null, 2) + "\n");
+    else if (rows.length === 0) process.stdout.write("No connections. Connect accounts in the dashboard's Connections page, or with lds connections add-git / add-wiki.\n");
+    else {
+      for (const r of rows) {
+        process.stdout.write(`${r.id}\t${r.team}\t${r.kind}\t${r.validFor.join(",")}\t${r.madeBy}${r.account ? ` (${r.account})` : ""}\t${r.state}${r.expiresAt ? `\texpires ${r.expiresAt}` : ""}\n`);
+        if (r.problem) process.stdout.write(`    ${r.problem}\n`);
+      }
+    }
+    return 0;
+  });
+}
+
+/** Remove a connection: a pasted token is deleted; an OAuth one is disconnected (revoked at the provider where it can be). */
+async function remove(argv: ConnectionArgs): Promise<number> {
+  return withVolume(argv.dataDir, async ({ store }) => {
+    const connection = (await store.connections.list()).find((c) => c.id === argv.id);
+    if (!connection) throw new LdsError("connection_not_found", `No connection ${argv.id}.`, { hint: "List them with lds connections list." });
+    if (connection.grantId === null) {
+      await store.connections.removePasted(connection.id);
+      process.stdout.write(`Removed connection ${connection.id} and its token.\n`);
+    } else {
+      const result = await disconnectGrant(store, connection.grantId);
+      process.stdout.write(`Disconnected the OAuth account of connection ${connection.id}${result.revokedAtProvider ? "; the provider revoked its token" : ""}.${result.note ? ` ${result.note}` : ""}\n`);
+    }
+    await store.audit.record({ actor: "cli", action: "connection.disconnect", subject: `connection:${connection.id}`, details: { kind: connection.kind } });
     return 0;
   });
 }
