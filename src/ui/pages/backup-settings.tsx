@@ -45,7 +45,8 @@ export function BackupSettings({ onSaved }: { onSaved: () => void }) {
     api<Config>("GET", "/api/backup/config").then(setConfig, setLoadError);
   }, []);
   if (loadError) return <ErrorMessage error={loadError} />;
-  if (!config) return <p class="loading">Loading the configuration…</p>;
+  // As tall as the form it stands for, so that the page does not jump when the configuration arrives.
+  if (!config) return <p class="loading settings-placeholder">Loading the configuration…</p>;
 
   const update = (change: Partial<Config>) => {
     setConfig({ ...config, ...change });
