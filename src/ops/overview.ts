@@ -19,8 +19,15 @@ export interface Overview {
   licence: { state: Licence["state"]; licensee: string | null; expiresAt: string | null; daysLeft: number | null };
   volume: { path: string; bytes: number; backupsBytes: number; freeBytes: number; totalBytes: number };
   libraries: { total: number; byState: Record<string, number> };
-  backup: { last: BackupStatus["lastResult"]; nextRun: string | null; running: boolean };
+  backup: { last: BackupStatus["lastResult"]; nextRun: string | null; running: boolean; newestArchive: NewestArchive | null };
   warnings: OverviewWarning[];
+}
+
+/** The newest archive at the configured destination (whoever wrote it: this server, or cron's lds backup). */
+export interface NewestArchive {
+  name: string;
+  modifiedAt: string;
+  location: string;
 }
 
 const DAY = 86_400_000;
@@ -31,8 +38,8 @@ const DISK_WARNING_RATIO = 0.1;
 const DISK_WARNING_BYTES = 1024 ** 3;
 
 /** The dashboard's first page: the state of this server and what needs action, in one answer. */
-export async function overview(input: { store: Store; dataDir: string; backupsDir: string; licence: Licence; backup: BackupStatus; now?: Date }): Promise<Overview> {
-  const { store, dataDir, backupsDir, licence, backup } = input;
+export async function overview(input: { store: Store; dataDir: string; backupsDir: string; licence: Licence; backup: BackupStatus; newestArchive: NewestArchive | null; now?: Date }): Promise<Overview> {
+  const { store, dataDir, backupsDir, licence, backup, newestArchive } = input;
   const now = input.now ?? new Date();
   const libraries = await store.libraries.list();
   const byState: Record<string, number> = {};
@@ -48,8 +55,9 @@ export async function overview(input: { store: Store; dataDir: string; backupsDi
   if (last && !last.ok) {
     warnings.push({ code: "backup_failing", message: `The last backup (${last.trigger}, ${last.startedAt}) failed: ${last.error?.message ?? "unknown error"}`, hint: last.error?.hint ?? `Fix the cause, then back up again: ${action("backup.status")}.` });
   }
-  if (!last && libraries.length > 0) {
-    warnings.push({ code: "no_backup_yet", message: "No backup has been made by this server yet.", hint: "Set a destination and a schedule on the Backups page, then back up now." });
+  // Backups made by cron's lds backup to the same destination count: only no archive at all is a warning.
+  if (!last && !newestArchive && libraries.length > 0) {
+    warnings.push({ code: "no_backup_yet", message: "There is no backup of this data yet: no run by this server, and no archive at the configured destination.", hint: "Set a destination and a schedule on the Backups page, then back up now." });
   }
   if (licence.state === "expired") warnings.push({ code: "licence_expired", message: `The licence expired on ${licence.expiresAt}: the public API is closed.`, hint: `Install a renewed licence (license.json in the data directory, or ${setting("licence")}).` });
   if (licence.state === "invalid") warnings.push({ code: "licence_invalid", message: `The licence cannot be read: ${licence.problem}.`, hint: `Install a valid licence (license.json in the data directory, or ${setting("licence")}).` });
@@ -76,7 +84,7 @@ export async function overview(input: { store: Store; dataDir: string; backupsDi
     licence: { state: licence.state, licensee: licence.licensee, expiresAt: licence.expiresAt, daysLeft },
     volume,
     libraries: { total: libraries.length, byState },
-    backup: { last, nextRun: backup.nextRun, running: backup.running },
+    backup: { last, nextRun: backup.nextRun, running: backup.running, newestArchive },
     warnings,
   };
 }

@@ -34,7 +34,7 @@ export interface Overview {
   licence: { state: string; licensee: string | null; expiresAt: string | null; daysLeft: number | null };
   volume: { path: string; bytes: number; backupsBytes: number; freeBytes: number; totalBytes: number };
   libraries: { total: number; byState: Record<string, number> };
-  backup: { last: BackupRun | null; nextRun: string | null; running: boolean };
+  backup: { last: BackupRun | null; nextRun: string | null; running: boolean; newestArchive: { name: string; modifiedAt: string; location: string } | null };
   warnings: Warning[];
 }
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
+import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { libraryIds, seedVolume } from "../helpers/volume.js";
 import { openVolume } from "../../src/volume/open-volume.js";
@@ -66,6 +67,14 @@ describe("the dashboard's admin API", () => {
     expect((await api.get("/api/backup/config")).json.destination).toEqual({ type: "local", path: null });
 
     await api.put("/api/backup/config", { destination: { type: "local", path: target }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" });
+    // An archive written by cron's lds backup to the same destination: the overview counts it, no "no backup yet".
+    const cron = await runCli("lds", ["backup", "--data-dir", dataDir, "--to", target]);
+    expect(cron.exitCode, cron.stderr).toBe(0);
+    const afterCron = (await api.get("/api/overview")).json;
+    expect(afterCron.backup.newestArchive.name).toMatch(/^lds-backup-/);
+    expect(afterCron.warnings.map((w: { code: string }) => w.code)).not.toContain("no_backup_yet");
+    fs.rmSync(target, { recursive: true });
+    fs.mkdirSync(target);
     await api.post("/api/backup");
     await eventually(async () => (await api.get("/api/backup/runs")).json.runs.length === 1);
     // The next run fails: its destination became a file.

@@ -76,7 +76,7 @@ export function OverviewPage() {
           <h2>Backups</h2>
           <dl>
             <dt>Last</dt>
-            <dd>{data ? (data.backup.last ? `${data.backup.last.ok ? "Succeeded" : "Failed"}, ${dateTime(data.backup.last.startedAt)}` : "none yet") : "…"}</dd>
+            <dd>{data ? (data.backup.last ? `${data.backup.last.ok ? "Succeeded" : "Failed"}, ${dateTime(data.backup.last.startedAt)}` : "none by this server") : "…"}</dd>
             <dt>Size</dt>
             <dd>{data?.backup.last?.size !== undefined ? bytes(data.backup.last.size) : "—"}</dd>
             <dt>Duration</dt>
@@ -85,6 +85,10 @@ export function OverviewPage() {
             <dd class="path">{data?.backup.last?.location ?? "—"}</dd>
             <dt>Next</dt>
             <dd>{data ? (data.backup.nextRun ? dateTime(data.backup.nextRun) : "not scheduled") : "…"}</dd>
+            <dt>Newest archive</dt>
+            <dd class="path" data-testid="newest-archive">
+              {data ? (data.backup.newestArchive ? `${data.backup.newestArchive.name} (${dateTime(data.backup.newestArchive.modifiedAt)})` : "none at the destination") : "…"}
+            </dd>
           </dl>
           <p>
             <a href={`${BASE}/backups`}>Backups and schedule</a>
