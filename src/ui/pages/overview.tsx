@@ -5,6 +5,15 @@ import { bytes, dateTime, duration } from "../format.js";
 import { BASE } from "../router.js";
 import type { Overview } from "../types.js";
 
+/** Where each warning is acted on. */
+const WARNING_PAGES: Record<string, { page: string; label: string }> = {
+  backup_failing: { page: "/backups", label: "Open Backups" },
+  no_backup_yet: { page: "/backups", label: "Open Backups" },
+  restore_drill_failed: { page: "/backups", label: "Open Backups" },
+  library_failing: { page: "/libraries", label: "Open Libraries" },
+  connection_revoked: { page: "/connections", label: "Open Connections" },
+};
+
 const LICENCE_WORDS: Record<string, string> = { community: "Community edition (no expiry)", valid: "Valid", expired: "Expired", invalid: "Cannot be read" };
 
 /** The state of this server at a glance, and what needs action first. */
@@ -23,6 +32,7 @@ export function OverviewPage() {
             <li key={i} class="warning" data-code={w.code}>
               <p>{w.message}</p>
               {w.hint && <p class="hint">{w.hint}</p>}
+              {WARNING_PAGES[w.code] && <a href={BASE + WARNING_PAGES[w.code]!.page}>{WARNING_PAGES[w.code]!.label}</a>}
             </li>
           ))}
         </ul>
