@@ -1,6 +1,6 @@
 import { LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
-import { PROVIDERS, providerOf, type ProviderKind } from "./providers.js";
+import { providerOf, type ProviderKind } from "./providers.js";
 
 /** An operator's settings of one provider: the OAuth app's client id (its secret is sealed apart) and where it lives. */
 export interface ProviderConfig {
@@ -50,5 +50,3 @@ export async function saveProviderConfig(store: Store, kind: ProviderKind, updat
   };
   await store.settings.saveWithSecrets(SETTING(kind), JSON.stringify(next), [{ name: SECRET(kind), value: clientSecret }]);
 }
-
-export const PROVIDER_KINDS = PROVIDERS.map((p) => p.kind);

@@ -3,7 +3,7 @@ import type { LastResult } from "./backup-runner.js";
 
 /** The dashboard's run history: the outcomes of the server's last 50 backups, newest first. */
 const RUNS = "backup.runs";
-export const HISTORY_LENGTH = 50;
+const HISTORY_LENGTH = 50;
 
 export async function backupRuns(store: Store): Promise<LastResult[]> {
   const stored = await store.settings.get(RUNS);

@@ -21,9 +21,10 @@ export async function operatorCallerFor(store: Store, teamNameOrId: string): Pro
  */
 export async function operatorCallerForLibrary(store: Store, library: LibraryRow): Promise<Caller> {
   const users = await store.users.list();
-  const teamId = library.team_id ?? users.find((u) => u.id === library.owner_user_id)?.team_id;
-  if (teamId !== undefined) return operatorCallerFor(store, String(teamId));
   const teams = await store.teams.list();
+  const teamId = library.team_id ?? users.find((u) => u.id === library.owner_user_id)?.team_id;
+  const team = teams.find((t) => t.id === teamId);
+  if (team) return callerOf(team, users.filter((u) => u.team_id === team.id));
   const withOwner = teams.find((t) => users.some((u) => u.team_id === t.id && u.role !== "member"));
   if (!withOwner) throw noOwner("any team");
   return callerOf(withOwner, users.filter((u) => u.team_id === withOwner.id));
