@@ -1,4 +1,4 @@
-import { loadDestinationSecrets, type BackupConfig } from "./backup-config.js";
+import { loadBackupConfig, loadDestinationSecrets, type BackupConfig } from "./backup-config.js";
 import { dataVolume } from "../config/data-volume.js";
 import type { Destination } from "../destinations/destination.js";
 import { openConfigured } from "../destinations/registry.js";
@@ -9,4 +9,9 @@ export async function configuredDestination(config: BackupConfig, dataDir: strin
   const destination = config.destination as unknown as { type: string } & Record<string, unknown>;
   const secrets = await loadDestinationSecrets(store, destination.type);
   return openConfigured(destination, (field) => secrets.get(field), { backupsDir: dataVolume(dataDir).backups });
+}
+
+/** The Destination of the configuration stored now (the archive list, downloads, restores from the server). */
+export async function storedDestination(store: Store, dataDir: string): Promise<Destination> {
+  return configuredDestination(await loadBackupConfig(store), dataDir, store);
 }

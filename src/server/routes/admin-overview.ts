@@ -2,8 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Licence } from "../../licence/licence.js";
 import type { BackupRunner } from "../../ops/backup-runner.js";
 import { overview, type NewestArchive } from "../../ops/overview.js";
-import { configuredDestination } from "../../ops/configured-destination.js";
-import { loadBackupConfig } from "../../ops/backup-config.js";
+import { storedDestination } from "../../ops/configured-destination.js";
 import { lastRestoreOutcome } from "../../ops/restore-outcome.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { requireAdmin } from "../admin-session.js";
@@ -43,7 +42,7 @@ function newestArchiveCache(volume: OpenVolume): () => Promise<NewestArchive | n
     if (cached && Date.now() - cached.at < NEWEST_ARCHIVE_TTL_MS) return cached.value;
     let value: NewestArchive | null = null;
     try {
-      const destination = await configuredDestination(await loadBackupConfig(volume.store), volume.paths.root, volume.store);
+      const destination = await storedDestination(volume.store, volume.paths.root);
       for await (const archive of destination.list()) {
         value = { name: archive.name, modifiedAt: archive.modifiedAt, location: archive.location };
         break;

@@ -3,7 +3,7 @@ import { loadBackupConfig, saveBackupConfig } from "../../ops/backup-config.js";
 import { assertArchiveName } from "../../destinations/destination.js";
 import { LdsError } from "../../errors.js";
 import type { BackupRunner } from "../../ops/backup-runner.js";
-import { configuredDestination } from "../../ops/configured-destination.js";
+import { storedDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { requireAdmin } from "../admin-session.js";
 import { parseBackupConfig, parseDestinationTest } from "../backup-config-schema.js";
@@ -49,7 +49,7 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   });
 
   app.get("/api/backups", async () => {
-    const destination = await configuredDestination(await loadBackupConfig(store), dataDir, store);
+    const destination = await storedDestination(store, dataDir);
     const archives = [];
     for await (const archive of destination.list()) archives.push(archive);
     return { destination: destination.description, archives };
@@ -58,7 +58,7 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   app.get<{ Params: { name: string } }>("/api/backups/:name/download", async (request, reply) => {
     const { name } = request.params;
     assertArchiveName(name);
-    const destination = await configuredDestination(await loadBackupConfig(store), dataDir, store);
+    const destination = await storedDestination(store, dataDir);
     if (destination.kind !== "local") {
       throw new LdsError("not_downloadable", `Archives at ${destination.description} are not served by LDS: download ${destination.description}/${name} from the store directly.`, {
         hint: "Use the S3 console or `aws s3 cp`, or restore it with lds-restore s3://…/NAME.",

@@ -4,10 +4,9 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { FastifyPluginAsync } from "fastify";
-import { loadBackupConfig } from "../../ops/backup-config.js";
 import { assertArchiveName } from "../../destinations/destination.js";
 import { isLdsError, LdsError } from "../../errors.js";
-import { configuredDestination } from "../../ops/configured-destination.js";
+import { storedDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { stageRestore } from "../../ops/staged-restore.js";
 import { verify, type VerifyResult } from "../../ops/verify.js";
@@ -36,7 +35,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
   /** An archive from the configured destination, as a local file (downloaded into the data volume for S3). */
   async function fetchNamed(name: string): Promise<{ file: string; downloaded: boolean }> {
     assertArchiveName(name);
-    const destination = await configuredDestination(await loadBackupConfig(store), root, store);
+    const destination = await storedDestination(store, root);
     const info = await destination.stat(name);
     if (destination.kind === "local") return { file: info.location, downloaded: false };
     fs.mkdirSync(uploads, { recursive: true, mode: 0o700 });
