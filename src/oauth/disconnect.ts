@@ -8,7 +8,7 @@ import { isProviderKind, providerOf } from "./providers.js";
  * said (an operator who disconnects wants the token gone from LDS). Answers whether the provider revoked it.
  */
 export async function disconnectGrant(store: Store, grantId: number): Promise<{ disconnected: number; revokedAtProvider: boolean; note: string | null }> {
-  const grant = (await store.oauth.list()).find((g) => g.id === grantId);
+  const grant = await store.oauth.find(grantId);
   if (!grant) throw new LdsError("connection_not_found", `No connection ${grantId}.`, { hint: "List them in the dashboard's Connections page." });
   let revokedAtProvider = false;
   let note: string | null = null;

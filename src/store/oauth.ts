@@ -151,7 +151,18 @@ export function removeOAuthGrant(db: Database.Database, grantId: number): void {
 }
 
 export function listOAuthGrants(db: Database.Database): OAuthGrant[] {
-  const grants = db.prepare("SELECT id, team_id, provider, account, scopes, expires_at, state, problem, created_at FROM oauth_grants ORDER BY team_id, provider").all() as Array<{
+  return selectGrants(db);
+}
+
+/** One grant by id, without its tokens. */
+export function findOAuthGrant(db: Database.Database, grantId: number): OAuthGrant | undefined {
+  return selectGrants(db, grantId)[0];
+}
+
+/** Grants (all, or the one with `grantId`) with the hosts and sites of their connections. */
+function selectGrants(db: Database.Database, grantId?: number): OAuthGrant[] {
+  const args = grantId === undefined ? [] : [grantId];
+  const grants = db.prepare(`SELECT id, team_id, provider, account, scopes, expires_at, state, problem, created_at FROM oauth_grants${args.length ? " WHERE id = ?" : ""} ORDER BY team_id, provider`).all(...args) as Array<{
     id: number;
     team_id: number;
     provider: string;
@@ -162,7 +173,9 @@ export function listOAuthGrants(db: Database.Database): OAuthGrant[] {
     problem: string | null;
     created_at: string;
   }>;
-  const connections = db.prepare("SELECT grant_id, kind, hosts, cloud_id, site_url FROM connections WHERE grant_id IS NOT NULL").all() as Array<{ grant_id: number; kind: string; hosts: string | null; cloud_id: string | null; site_url: string | null }>;
+  const connections = db
+    .prepare(`SELECT grant_id, kind, hosts, cloud_id, site_url FROM connections WHERE grant_id IS NOT NULL${args.length ? " AND grant_id = ?" : ""}`)
+    .all(...args) as Array<{ grant_id: number; kind: string; hosts: string | null; cloud_id: string | null; site_url: string | null }>;
   return grants.map((g) => {
     const mine = connections.filter((c) => c.grant_id === g.id);
     return {

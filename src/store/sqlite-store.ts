@@ -120,6 +120,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       markRevoked: on(oauth.markOAuthGrantRevoked),
       remove: on(oauth.removeOAuthGrant),
       list: on(oauth.listOAuthGrants),
+      find: on(oauth.findOAuthGrant),
     },
     admins: {
       find: on(admins.findAdmin),

@@ -163,6 +163,8 @@ export interface OAuthStore {
   /** Delete a grant, its tokens and its connections. */
   remove(grantId: number): Promise<void>;
   list(): Promise<OAuthGrant[]>;
+  /** One grant by id (without tokens); undefined when there is none. */
+  find(grantId: number): Promise<OAuthGrant | undefined>;
 }
 
 export interface AdminStore {

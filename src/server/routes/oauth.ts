@@ -90,7 +90,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
     });
 
     admin.get<{ Params: { id: string } }>("/api/connections/:id/browse", async (request) => {
-      const grant = (await store.oauth.list()).find((g) => g.id === Number(request.params.id));
+      const grant = await store.oauth.find(Number(request.params.id));
       if (!grant || !isProviderKind(grant.provider)) throw new LdsError("connection_not_found", `No connection ${request.params.id.slice(0, 20)}.`);
       const { config } = await usableProvider(store, grant.provider);
       const token = await grantAccessToken(store, grant.id);
