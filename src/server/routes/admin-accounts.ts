@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Plan, Role } from "../../store/accounts.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { requireAdmin } from "../admin-session.js";
+import { auditAdmin, requireAdmin } from "../admin-session.js";
 
 const PLANS = ["free", "pro", "enterprise"];
 const ROLES = ["owner", "admin", "member"];
@@ -16,8 +16,6 @@ const email = { type: "string", minLength: 3, maxLength: 254 };
 export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
   const { store } = volume;
   app.addHook("onRequest", requireAdmin(store));
-  const audit = (actor: string, action: string, subject: string, details: Record<string, unknown> = {}) =>
-    store.audit.record({ actor: `admin:${actor}`, action, subject, details });
 
   app.get("/api/teams", async () => {
     const users = await store.users.list();
@@ -27,14 +25,14 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
 
   app.post<{ Body: { name: string; plan: Plan } }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
     const team = await store.teams.create(request.body.name, request.body.plan);
-    await audit(request.admin!.username, "team.create", `team:${team.id}`, { name: team.name, plan: team.plan });
+    await auditAdmin(store, request.admin!.username, "team.create", `team:${team.id}`, { name: team.name, plan: team.plan });
     return reply.status(201).send(team);
   });
 
   app.patch<{ Params: { team: string }; Body: { plan: Plan } }>("/api/teams/:team", { schema: object(["plan"], { plan: { enum: PLANS } }) }, async (request) => {
     const team = await store.teams.require(request.params.team);
     await store.teams.setPlan(team, request.body.plan);
-    await audit(request.admin!.username, "team.plan", `team:${team.id}`, { from: team.plan, to: request.body.plan });
+    await auditAdmin(store, request.admin!.username, "team.plan", `team:${team.id}`, { from: team.plan, to: request.body.plan });
     return { ...team, plan: request.body.plan };
   });
 
@@ -46,14 +44,14 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     async (request, reply) => {
       const team = await store.teams.require(request.body.team);
       const user = await store.users.add(team, request.body.email, request.body.role);
-      await audit(request.admin!.username, "user.add", `user:${user.id}`, { email: user.email, team: team.name, role: user.role });
+      await auditAdmin(store, request.admin!.username, "user.add", `user:${user.id}`, { email: user.email, team: team.name, role: user.role });
       return reply.status(201).send({ ...user, team: team.name });
     },
   );
 
   app.delete<{ Params: { email: string } }>("/api/users/:email", async (request) => {
     const user = await store.users.remove(request.params.email);
-    await audit(request.admin!.username, "user.remove", `user:${user.id}`, { email: user.email });
+    await auditAdmin(store, request.admin!.username, "user.remove", `user:${user.id}`, { email: user.email });
     return { removed: user.email };
   });
 
@@ -65,7 +63,7 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     async (request, reply) => {
       const user = await store.users.require(request.body.email);
       const { key, prefix } = await store.apiKeys.create(user.id, request.body.name || null);
-      await audit(request.admin!.username, "key.create", `key:${prefix}`, { email: user.email });
+      await auditAdmin(store, request.admin!.username, "key.create", `key:${prefix}`, { email: user.email });
       // The only time the secret leaves the server: the dashboard shows it once with a copy button.
       return reply.status(201).header("Cache-Control", "no-store").send({ key, prefix, email: user.email });
     },
@@ -73,7 +71,7 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
 
   app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request) => {
     await store.apiKeys.revoke(request.params.prefix);
-    await audit(request.admin!.username, "key.revoke", `key:${request.params.prefix}`);
+    await auditAdmin(store, request.admin!.username, "key.revoke", `key:${request.params.prefix}`);
     return { revoked: request.params.prefix };
   });
 };

@@ -8,7 +8,7 @@ import { removeLibrary } from "../../ops/remove-library.js";
 import { submitRepository, type RepositorySubmission } from "../../ops/submit-repository.js";
 import { summarise } from "../../search/library-summary.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { requireAdmin } from "../admin-session.js";
+import { auditAdmin, requireAdmin } from "../admin-session.js";
 
 export interface AdminLibraryOptions {
   volume: OpenVolume;
@@ -106,7 +106,7 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
     { schema: { querystring: { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1, maxLength: 500 } } } } },
     async (request) => {
       const removed = await removeLibrary(volume, request.query.id);
-      await store.audit.record({ actor: `admin:${request.admin!.username}`, action: "library.remove", subject: request.query.id, details: removed });
+      await auditAdmin(store, request.admin!.username, "library.remove", request.query.id, removed);
       request.log.warn({ library: request.query.id, by: request.admin!.username }, "library removed");
       return { removed: request.query.id, ...removed };
     },

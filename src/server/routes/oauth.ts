@@ -6,7 +6,7 @@ import { isProviderKind, PROVIDERS, providerOf, type ProviderKind } from "../../
 import { disconnectGrant } from "../../oauth/disconnect.js";
 import { grantAccessToken } from "../../oauth/tokens.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { requireAdmin } from "../admin-session.js";
+import { auditAdmin, requireAdmin } from "../admin-session.js";
 
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
@@ -29,7 +29,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
     const back = new URLSearchParams();
     try {
       const done = await finishAuthorization(store, request.query);
-      await store.audit.record({ actor: `admin:${done.startedBy}`, action: "connection.connect", subject: `team:${done.teamId}`, details: { provider: done.provider, account: done.account } });
+      await auditAdmin(store, done.startedBy, "connection.connect", `team:${done.teamId}`, { provider: done.provider, account: done.account });
       request.log.info({ provider: done.provider, team: done.teamId, account: done.account }, "account connected");
       back.set("connected", done.provider);
       back.set("account", done.account);
@@ -73,7 +73,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
       async (request) => {
         const kind = kindOf(request.params.kind);
         await saveProviderConfig(store, kind, request.body);
-        await store.audit.record({ actor: `admin:${request.admin!.username}`, action: "oauth.provider", subject: kind, details: { clientId: request.body.clientId ?? null, secretChanged: request.body.clientSecret !== undefined } });
+        await auditAdmin(store, request.admin!.username, "oauth.provider", kind, { clientId: request.body.clientId ?? null, secretChanged: request.body.clientSecret !== undefined });
         return loadProviderConfig(store, kind);
       },
     );
@@ -99,7 +99,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
 
     admin.delete<{ Params: { id: string } }>("/api/connections/:id", async (request) => {
       const result = await disconnectGrant(store, Number(request.params.id));
-      await store.audit.record({ actor: `admin:${request.admin!.username}`, action: "connection.disconnect", subject: `connection:${request.params.id}`, details: result });
+      await auditAdmin(store, request.admin!.username, "connection.disconnect", `connection:${request.params.id}`, result);
       return result;
     });
   });
