@@ -9,6 +9,7 @@ import { submitRepository, type RepositorySubmission } from "../../ops/submit-re
 import { summarise } from "../../search/library-summary.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { auditAdmin, requireAdmin } from "../admin-session.js";
+import { REPOSITORY_FIELDS } from "./submissions.js";
 
 export interface AdminLibraryOptions {
   volume: OpenVolume;
@@ -62,10 +63,10 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
           required: ["team", "docsRepoUrl"],
           properties: {
             team: { type: "string", minLength: 1, maxLength: 64 },
-            docsRepoUrl: { type: "string", minLength: 1, maxLength: 2048 },
-            gitToken: { type: "string", minLength: 1, maxLength: 1024 },
-            private: { type: "boolean" },
-            branch: { type: "string", minLength: 1, maxLength: 255 },
+            docsRepoUrl: REPOSITORY_FIELDS.docsRepoUrl,
+            gitToken: REPOSITORY_FIELDS.gitToken,
+            private: REPOSITORY_FIELDS.private,
+            branch: REPOSITORY_FIELDS.branch,
           },
         },
       },
@@ -88,7 +89,7 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
           type: "object",
           additionalProperties: false,
           required: ["libraryName"],
-          properties: { libraryName: { type: "string", minLength: 1, maxLength: 500 }, branch: { type: "string", minLength: 1, maxLength: 255 } },
+          properties: { libraryName: { type: "string", minLength: 1, maxLength: 500 }, branch: REPOSITORY_FIELDS.branch },
         },
       },
     },

@@ -18,6 +18,16 @@ export interface SubmissionOptions {
   gitPolicy: GitUrlPolicy;
 }
 
+/** The fields of a repository submission and of a refresh, shared with the dashboard's routes (admin-libraries.ts). */
+export const REPOSITORY_FIELDS = {
+  docsRepoUrl: { type: "string", minLength: 1, maxLength: 2048 },
+  gitToken: { type: "string", minLength: 1, maxLength: 1024 },
+  private: { type: "boolean" },
+  skipVersionFiltering: { type: "boolean" },
+  generateDocs: { type: "boolean" },
+  branch: { type: "string", minLength: 1, maxLength: 255 },
+} as const;
+
 /** The public submission API of the spec: add a repository or wiki space, refresh a library (docs/api.md). */
 export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (app, options) => {
   const { refreshes } = options;
@@ -29,14 +39,7 @@ export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (ap
         body: {
           type: "object",
           required: ["docsRepoUrl"],
-          properties: {
-            docsRepoUrl: { type: "string", minLength: 1, maxLength: 2048 },
-            gitToken: { type: "string", minLength: 1, maxLength: 1024 },
-            private: { type: "boolean" },
-            skipVersionFiltering: { type: "boolean" },
-            generateDocs: { type: "boolean" },
-            branch: { type: "string", minLength: 1, maxLength: 255 },
-          },
+          properties: REPOSITORY_FIELDS,
         },
       },
     },
@@ -83,7 +86,7 @@ export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (ap
         body: {
           type: "object",
           required: ["libraryName"],
-          properties: { libraryName: { type: "string", maxLength: 512 }, branch: { type: "string", minLength: 1, maxLength: 255 }, gitToken: { type: "string", minLength: 1, maxLength: 1024 } },
+          properties: { libraryName: { type: "string", maxLength: 512 }, branch: REPOSITORY_FIELDS.branch, gitToken: REPOSITORY_FIELDS.gitToken },
         },
       },
     },
