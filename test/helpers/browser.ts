@@ -42,6 +42,11 @@ export async function watchedContext(browser: Browser, options: { width?: number
   });
   const watch = (page: Page) => {
     page.on("pageerror", (err) => problems.push(`uncaught: ${err.message}`));
+    // A renderer that crashes leaves every later locator waiting until its timeout: say so instead.
+    page.on("crash", () => {
+      problems.push("the page's renderer crashed");
+      process.stderr.write(`Chromium's renderer crashed on ${page.url()}\n`);
+    });
     page.on("console", (message) => {
       if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
     });
