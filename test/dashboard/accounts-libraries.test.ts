@@ -136,6 +136,10 @@ describe("the dashboard: teams, keys and libraries, in Chromium", () => {
   it("an expired session leads to sign-in and back to the same page", async () => {
     await page.getByRole("link", { name: "Teams & keys" }).click();
     await page.getByRole("heading", { name: "Teams, users and API keys" }).waitFor();
+    // Every request of the page answered first: one still in flight when the session expires would (rightly) show
+    // sign-in before the click below, and the link would be gone.
+    await page.getByTestId("teams").getByRole("rowheader", { name: "docs" }).waitFor();
+    await page.waitForLoadState("networkidle");
     const db = new Database(path.join(dataDir, "lds.db"));
     db.prepare("UPDATE admin_sessions SET expires_at = '2000-01-01T00:00:00.000Z'").run();
     db.close();

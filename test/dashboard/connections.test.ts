@@ -89,7 +89,8 @@ async function configure(name: string, urls: { authorizeUrl: string; tokenUrl: s
 
 describe("connected accounts (OAuth) in the dashboard, against providers that speak the real wire formats", () => {
   it("sets up the providers: the secret is write-only, the callback URL is shown", async () => {
-    expect(await page.getByTestId("redirect-uri").textContent()).toBe(`${server.url}/api/oauth/callback`);
+    // The page shows "…" until the providers have loaded: wait for the answer, not for the element.
+    await expect.poll(() => page.getByTestId("redirect-uri").textContent()).toBe(`${server.url}/api/oauth/callback`);
     await configure("GitHub", oauth.github, new URL(gitA.base).host);
     await configure("Atlassian (Confluence)", oauth.atlassian);
     await page.reload();
@@ -137,7 +138,7 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     replay.searchParams.set("state", new URL(second.authorizeUrl).searchParams.get("state")!);
     await page.goto(replay.href);
     expect(await watched.expectShown(/GitHub refused: GitHub answered bad_verification_code/)).toMatch(/already used or has expired/);
-    expect(await page.getByTestId("connections").locator("tbody tr").count()).toBe(1);
+    await expect.poll(() => page.getByTestId("connections").locator("tbody tr").count()).toBe(1);
     watched.assertNothingUnexpected();
   });
 
