@@ -1,5 +1,5 @@
-import { useState } from "preact/hooks";
 import { Field } from "../components/field.js";
+import { SecretField } from "../components/secret-field.js";
 
 export interface Destination {
   type: string;
@@ -9,14 +9,12 @@ export interface Destination {
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 
 /**
- * The destination part of the form. The S3 secret is write-only: the page never receives it, only whether one is
- * set; "Change" sends a new one, "Clear" sends "" (back to the default AWS credential chain), untouched sends none.
+ * The destination part of the form. The S3 secret is write-only (SecretField): cleared, S3 falls back to the
+ * default AWS credential chain.
  */
 export function DestinationFields({ destination, onChange }: { destination: Destination; onChange: (d: Destination) => void }) {
-  const [editingSecret, setEditingSecret] = useState(false);
   const set = (field: string, value: unknown) => onChange({ ...destination, [field]: value });
   const switchTo = (type: string) => onChange(type === "s3" ? { type, bucket: "", region: "us-east-1", endpoint: null, forcePathStyle: false, prefix: "", accessKeyId: null } : { type, path: null });
-  const secretSet = destination.secretAccessKeySet === true && destination.secretAccessKey === undefined;
   return (
     <>
       <div class="radios" role="radiogroup" aria-label="Destination type">
@@ -49,33 +47,13 @@ export function DestinationFields({ destination, onChange }: { destination: Dest
           <Field id="s3-access-key-id" label="Access key id" help="Empty: the AWS default credential chain (instance role, environment).">
             <input id="s3-access-key-id" aria-describedby="s3-access-key-id-help" autocomplete="off" spellcheck={false} value={text(destination.accessKeyId)} onInput={(e) => set("accessKeyId", e.currentTarget.value || null)} />
           </Field>
-          {secretSet && !editingSecret ? (
-            <div class="field">
-              <span class="label" id="s3-secret-label">
-                Secret access key
-              </span>
-              <p aria-labelledby="s3-secret-label">
-                <span class="badge">set</span>
-                <button type="button" onClick={() => setEditingSecret(true)}>
-                  Change
-                </button>
-                <button type="button" onClick={() => set("secretAccessKey", "")}>
-                  Clear
-                </button>
-              </p>
-            </div>
-          ) : (
-            <Field id="s3-secret" label="Secret access key" help={destination.secretAccessKey === "" && destination.secretAccessKeySet ? "Will be cleared when you save." : "Stored sealed; never shown again."}>
-              <input
-                id="s3-secret"
-                type="password"
-                autocomplete="new-password"
-                aria-describedby="s3-secret-help"
-                value={text(destination.secretAccessKey)}
-                onInput={(e) => set("secretAccessKey", e.currentTarget.value)}
-              />
-            </Field>
-          )}
+          <SecretField
+            id="s3-secret"
+            label="Secret access key"
+            isSet={destination.secretAccessKeySet === true}
+            value={typeof destination.secretAccessKey === "string" ? destination.secretAccessKey : undefined}
+            onChange={(value) => set("secretAccessKey", value)}
+          />
           <label class="check">
             <input type="checkbox" checked={destination.forcePathStyle === true} onChange={(e) => set("forcePathStyle", e.currentTarget.checked)} /> Path-style addressing (most self-hosted stores)
           </label>

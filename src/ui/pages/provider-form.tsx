@@ -2,14 +2,13 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
 import { Field } from "../components/field.js";
+import { SecretField } from "../components/secret-field.js";
 import type { ProviderSettings } from "../types.js";
 
 /** One provider's OAuth app: client id, a write-only secret (set / change / clear), and where the provider lives. */
 export function ProviderForm({ provider, onSaved }: { provider: ProviderSettings; onSaved: () => void }) {
   const [clientId, setClientId] = useState(provider.clientId);
-  // keep: the stored secret stays (the page never has it); change: the one typed is sent; clear: "" is sent.
-  const [mode, setMode] = useState<"keep" | "change" | "clear">(provider.clientSecretSet ? "keep" : "change");
-  const [secret, setSecret] = useState("");
+  const [clientSecret, setClientSecret] = useState<string | undefined>(undefined);
   const [urls, setUrls] = useState({ authorizeUrl: provider.authorizeUrl, tokenUrl: provider.tokenUrl, apiBase: provider.apiBase, scopes: provider.scopes, gitHosts: provider.gitHosts.join(", ") });
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
@@ -24,10 +23,8 @@ export function ProviderForm({ provider, onSaved }: { provider: ProviderSettings
         setSaved(false);
         try {
           const gitHosts = urls.gitHosts.split(/[\s,]+/).filter(Boolean);
-          const clientSecret = mode === "clear" ? "" : mode === "change" && secret ? secret : undefined;
           await api("PUT", `/api/oauth/providers/${provider.kind}`, { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}), ...urls, gitHosts });
-          setSecret("");
-          setMode(mode === "clear" ? "change" : clientSecret || provider.clientSecretSet ? "keep" : "change");
+          setClientSecret(undefined);
           setSaved(true);
           onSaved();
         } catch (err) {
@@ -40,30 +37,7 @@ export function ProviderForm({ provider, onSaved }: { provider: ProviderSettings
         <Field id={id("client-id")} label="Client id">
           <input id={id("client-id")} autocomplete="off" spellcheck={false} value={clientId} onInput={(e) => setClientId(e.currentTarget.value)} />
         </Field>
-        {mode === "change" ? (
-          <Field id={id("client-secret")} label="Client secret" help="Stored sealed; never shown again.">
-            <input id={id("client-secret")} type="password" autocomplete="new-password" value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
-          </Field>
-        ) : (
-          <div class="field">
-            <span class="label">Client secret</span>
-            <p>
-              <span class="badge">{mode === "keep" ? "set" : "will be cleared when you save"}</span>{" "}
-              <button type="button" onClick={() => setMode("change")} aria-label={`Change the ${provider.name} client secret`}>
-                Change
-              </button>{" "}
-              {mode === "keep" ? (
-                <button type="button" onClick={() => setMode("clear")} aria-label={`Clear the ${provider.name} client secret`}>
-                  Clear
-                </button>
-              ) : (
-                <button type="button" onClick={() => setMode("keep")}>
-                  Keep it
-                </button>
-              )}
-            </p>
-          </div>
-        )}
+        <SecretField id={id("client-secret")} label="Client secret" isSet={provider.clientSecretSet} value={clientSecret} onChange={setClientSecret} />
       </div>
       <details>
         <summary>Addresses{provider.connects === "git" ? " and git hosts" : ""} (for self-hosted or test providers)</summary>
