@@ -77,6 +77,7 @@ const TABLE = {
   oauth_failed: { status: 502, exit: EXIT.destination, summary: "the OAuth provider refused or failed the authorization" },
   oauth_not_configured: { status: 409, exit: EXIT.usage, summary: "the OAuth provider has no client id and secret yet" },
   library_busy: { status: 409, exit: EXIT.busy, summary: "a job of the library waits or runs" },
+  ingestion_superseded: { status: 409, exit: EXIT.busy, summary: "a newer ingestion of the same library version replaced this one" },
   backup_running: { status: 409, exit: EXIT.busy, summary: "a backup is already running on this data volume" },
   schema_too_new: { status: 500, exit: EXIT.incompatible, summary: "database was written by a newer LDS" },
   key_missing: { status: 500, exit: EXIT.secrets, summary: "secret.key is missing while sealed secrets exist" },

@@ -1,27 +1,57 @@
 import type { OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
-
-const EMBED_BATCH = 256;
+import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
 
 /**
- * Replace all snippets and vectors of a library version ("" = its current content) so that a reader never sees half of the old and half of the new:
- * new vectors are written first, then one SQLite transaction swaps the snippets, then the old vectors go.
- * Between the steps the vector index may hold ids that are not (or no longer) snippets; readers join vectors
- * with snippets, so such ids are invisible. A crash leaves the old library intact plus invisible vectors.
+ * Snippets written per transaction: a few milliseconds of SQLite and vector work each, so that a server answers
+ * requests between them, and all the memory an ingestion holds of a repository's snippets at a time.
  */
-export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: string, snippets: Snippet[], version = ""): Promise<number> {
+export const WRITE_CHUNK = 500;
+
+export interface ReplaceOptions {
+  /** The error when the source produced no snippet: an empty set never replaces a library's content. */
+  whenEmpty?: () => Error;
+  signal?: AbortSignal;
+}
+
+/**
+ * Replace the snippets and vectors of a library version ("" = its current content) with `snippets`, read as they
+ * come (a generator parses one file at a time) so that memory stays flat however large the repository. They are
+ * written as a new batch that readers do not see, chunk by chunk, then published in one small transaction:
+ * a reader sees the old set or the new one, never a mix, and the server never waits on a transaction the size of
+ * a library. The replaced batch is deleted afterwards, a chunk at a time. A crash leaves the old content served
+ * and an unfinished batch, which the next ingestion of the library retires and deletes.
+ */
+export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: string, snippets: Iterable<Snippet> | AsyncIterable<Snippet>, version = "", options: ReplaceOptions = {}): Promise<number> {
   const { store, vectors, embedder } = volume;
-  const embedded: Float32Array[] = [];
-  for (let i = 0; i < snippets.length; i += EMBED_BATCH) {
-    const batch = snippets.slice(i, i + EMBED_BATCH);
-    embedded.push(...(await embedder.embed(batch.map(embeddingText))));
-    // Let the server answer requests between batches: a local embedder resolves at once, and awaiting a resolved
-    // promise does not give the event loop a turn (100,000 snippets would otherwise stall it for seconds).
-    await new Promise((resolve) => setImmediate(resolve));
+  const batch = await store.snippets.openBatch(libraryId, version);
+  const partition = partitionOf(libraryId, version, batch);
+  let count = 0;
+  try {
+    for await (const chunk of inChunks(snippets, WRITE_CHUNK)) {
+      options.signal?.throwIfAborted();
+      const embedded = await embedder.embed(chunk.map(embeddingText), { signal: options.signal });
+      await store.snippets.appendToBatch(libraryId, version, batch, chunk.map(storedRow), (ids) =>
+        vectors.upsert(ids.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! }))),
+      );
+      count += chunk.length;
+      // A local embedder resolves at once, and awaiting a resolved promise does not give the event loop a turn.
+      await yieldTurn();
+    }
+    if (count === 0 && options.whenEmpty) throw options.whenEmpty();
+    await store.snippets.publishBatch(libraryId, version, batch);
+  } catch (err) {
+    await store.snippets.discardBatch(libraryId, version, batch);
+    await purgeRetiredBatches(volume);
+    throw err;
   }
-  const partition = partitionOf(libraryId, version);
-  const rows = snippets.map((s) => ({
+  await purgeRetiredBatches(volume);
+  return count;
+}
+
+function storedRow(s: Snippet) {
+  return {
     kind: s.kind,
     title: s.title,
     description: s.description,
@@ -30,10 +60,17 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     sourcePath: s.anchor ? `${s.sourcePath}#${s.anchor}` : s.sourcePath,
     tokens: estimateTokens(s.content),
     pageTitle: s.pageTitle ?? null,
-  }));
-  const oldIds = await store.snippets.replace(libraryId, version, rows, (newIds) =>
-    vectors.upsert(newIds.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! }))),
-  );
-  vectors.remove(oldIds);
-  return snippets.length;
+  };
+}
+
+async function* inChunks<T>(items: Iterable<T> | AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let chunk: T[] = [];
+  for await (const item of items) {
+    chunk.push(item);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length) yield chunk;
 }

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describeFailure } from "../errors.js";
 import { collectDocuments } from "../indexing/collect.js";
-import { parseDocuments } from "../indexing/parse-documents.js";
+import { documentSnippets } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchRepository, remoteHead } from "../sources/git.js";
@@ -110,13 +110,17 @@ async function fetchAndIndex(
     fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
     const fetched = await fetchRepository({ url, branch: ref, token: options.token, caFile: options.caFile, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
     await onState("parsing");
-    const snippets = parseDocuments(work, collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering }));
-    if (options.generateDocs) snippets.push(...collectSourceSnippets(work));
-    // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
-    if (snippets.length === 0) throw noSnippetsFound(version ? `${libraryId}/${version}` : libraryId);
+    const files = collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering });
+    // From here files are parsed, embedded and written a chunk at a time: "embedding" covers the three.
     await onState("embedding");
+    function* snippets() {
+      yield* documentSnippets(work, files);
+      if (options.generateDocs) yield* collectSourceSnippets(work);
+    }
     const description = repositoryDescription(work);
-    return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets, version), description };
+    // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
+    const whenEmpty = () => noSnippetsFound(version ? `${libraryId}/${version}` : libraryId);
+    return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets(), version, { whenEmpty, signal: options.signal }), description };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

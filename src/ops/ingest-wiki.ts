@@ -45,7 +45,7 @@ export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pag
     const snippets = pages.flatMap((page) => parseConfluenceStorage(page.storage, `pages/${page.id}`, page.title));
     if (snippets.length === 0) throw noSnippetsFound(options.libraryId);
     await setState("embedding");
-    const count = await replaceLibrarySnippets(options.volume, options.libraryId, snippets);
+    const count = await replaceLibrarySnippets(options.volume, options.libraryId, snippets, "", { signal: options.signal });
     await setState("finalized");
     return { pages: pages.length, snippets: count };
   } catch (err) {

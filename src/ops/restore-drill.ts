@@ -7,7 +7,7 @@ import type { Destination } from "../destinations/destination.js";
 import { archiveDamaged } from "../archive/manifest.js";
 import { unseal } from "../secrets/seal.js";
 import { answer } from "../snapshot/canaries.js";
-import { checkFullTextIndex, snippetCountsOfSnapshot, snippetTotal } from "../store/manifest-view.js";
+import { checkFullTextIndex, servedSnippetIdPages, snippetCountsOfSnapshot } from "../store/manifest-view.js";
 import { sealedSecrets } from "../store/secrets-table.js";
 import { openVolume } from "../volume/open-volume.js";
 import { restore } from "./restore.js";
@@ -56,10 +56,15 @@ export async function restoreDrill(archive: string, options: { remote?: { destin
       checks.push({ part: "snippets per library", ok: true, detail: `${manifest.libraries.length} libraries hold what the manifest recorded` });
 
       if (!volume.vectors.stale) {
-        const vectors = volume.vectors.count();
-        const snippets = snippetTotal(db);
-        if (vectors !== snippets) throw drillFailed(`the vector index holds ${vectors} vectors for ${snippets} snippets`);
-        checks.push({ part: "vector index", ok: true, detail: `${vectors} vectors, one per snippet` });
+        // Every snippet a reader can be served has its vector. Batches being written or deleted (schema 11) and
+        // libraries being indexed at backup time may differ between the two copies by design: not compared.
+        let served = 0;
+        for (const ids of servedSnippetIdPages(db, new Set(manifest.partial))) {
+          const lacking = ids.find((id) => !volume.vectors.has(id));
+          if (lacking !== undefined) throw drillFailed(`snippet ${lacking} has no vector in the vector index`);
+          served += ids.length;
+        }
+        checks.push({ part: "vector index", ok: true, detail: `each of the ${served} served snippets has its vector (${volume.vectors.count()} vectors in all)` });
       } else {
         checks.push({ part: "vector index", ok: true, detail: "from another embedder or layout: rebuilt from the snippets at the first start (not compared)" });
       }

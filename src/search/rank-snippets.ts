@@ -47,10 +47,12 @@ export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryR
     if (!volume.embedder.remote) throw err;
     return { ids: await bm25Ids(), fallback: `the embedding provider did not embed the query (${(err as Error).message.replace(/\.$/, "")}); ranked by BM25 alone` };
   }
-  if (method === "vector") return { ids: (await nearest(volume, ref, vector, depth)).map((hit) => hit.id) };
+  // The batch of snippets served now (snippet batches): its vectors have a partition of their own.
+  const partition = partitionOf(ref.libraryId, ref.version, await volume.store.snippets.liveBatch(ref.libraryId, ref.version));
+  if (method === "vector") return { ids: (await nearest(volume, partition, vector, depth)).map((hit) => hit.id) };
   // The scan is posted before BM25 starts: in the server it then runs in its worker thread while BM25 runs on this
   // one (an await between the two would serialise them).
-  const vectors = nearest(volume, ref, vector, depth);
+  const vectors = nearest(volume, partition, vector, depth);
   const bm25 = await bm25Ranking(volume, ref, query, depth);
   return {
     ids: fuse([
@@ -67,8 +69,7 @@ async function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, d
 }
 
 /** The nearest snippets with their cosine similarity (the vectors are unit length: similarity = 1 - L2² / 2). */
-async function nearest(volume: OpenVolume, ref: LibraryRef, vector: Float32Array, depth: number): Promise<Scored[]> {
-  const partition = partitionOf(ref.libraryId, ref.version);
+async function nearest(volume: OpenVolume, partition: string, vector: Float32Array, depth: number): Promise<Scored[]> {
   const matches = volume.vectorSearch ? await volume.vectorSearch.nearest(vector, depth, partition) : volume.vectors.nearest(vector, depth, partition);
   return matches.map((m) => ({ id: m.snippetId, score: 1 - (m.distance * m.distance) / 2 }));
 }

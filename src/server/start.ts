@@ -16,6 +16,8 @@ import { createBackupRunner } from "../ops/backup-runner.js";
 import { createJobRunner } from "../ops/job-runner.js";
 import { createUsageRecorder } from "../ops/usage-recorder.js";
 import { rebuildInBackground } from "../ops/background-rebuild.js";
+import { purgeRetiredBatches } from "../indexing/purge-retired.js";
+import { liveVolumeUsers } from "../volume/volume-users.js";
 import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
@@ -60,6 +62,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const restored = await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
     opened = openVolume(volume.root, embedderFor(settings.embeddings));
+    // Snippet batches left unfinished by a process that is gone (a crash, or an archive taken mid-ingestion) are
+    // finished by nobody: retired, to be deleted, unless a command that may be writing one is still running.
+    if (liveVolumeUsers(volume).length === 0) await opened.store.snippets.retireUnfinished();
     // From here commands may open the volume beside the server.
     lock.setPurpose("server");
     // A local embedder rebuilds a stale index in seconds, before serving; a remote provider's rebuild runs while
@@ -73,6 +78,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const gitPolicy = settings.git;
     const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency });
     const usage = createUsageRecorder(opened.store, logger);
+    // Snippet batches replaced or left unfinished before a stop are deleted while the server serves, a chunk at a time.
+    const stopPurge = new AbortController();
+    const purge = purgeRetiredBatches(opened, stopPurge.signal).catch((err) => logger.warn({ err: (err as Error).message }, "Deleting replaced snippets failed; the next ingestion or start tries again."));
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));
     const app = buildApp({
@@ -107,6 +115,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       await runner.close();
       await jobs.close();
       await usage.close();
+      stopPurge.abort();
+      await purge;
       await background?.close();
       await opened.vectorSearch.close();
       throw fromSystemError(err, `${host}:${port}`);
@@ -128,6 +138,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await runner.close();
         await jobs.close();
         await usage.close();
+        stopPurge.abort();
+        await purge;
         await background?.close();
         await handle.vectorSearch?.close();
         handle.close();

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { LIVE_ROW } from "./snippet-batches.js";
 
 /** A library as an archive's manifest lists it. */
 export interface ManifestLibraryRow {
@@ -17,7 +18,7 @@ export function librariesOfSnapshot(db: Database.Database): { libraries: Manifes
   if (!hasLibraries) return { libraries: [], partial: [] };
   const libraries = db
     .prepare(
-      `SELECT l.id, l.title, l.state, (SELECT count(*) FROM snippets s WHERE s.library_id = l.id) AS snippets
+      `SELECT l.id, l.title, l.state, (SELECT count(*) FROM snippets s WHERE s.library_id = l.id AND ${LIVE_ROW}) AS snippets
        FROM libraries l ORDER BY l.id`,
     )
     .all() as ManifestLibraryRow[];
@@ -31,9 +32,12 @@ export function librariesOfSnapshot(db: Database.Database): { libraries: Manifes
   return { libraries, partial };
 }
 
-/** Snippet counts per library (all versions), as the manifest counts them: a restore drill compares the two. */
+/**
+ * Snippet counts per library (all versions, the batches readers see), as the manifest counts them: a restore drill
+ * compares the two.
+ */
 export function snippetCountsOfSnapshot(db: Database.Database): Map<string, number> {
-  const rows = db.prepare("SELECT library_id AS id, count(*) AS n FROM snippets GROUP BY library_id").all() as Array<{ id: string; n: number }>;
+  const rows = db.prepare(`SELECT s.library_id AS id, count(*) AS n FROM snippets s WHERE ${LIVE_ROW} GROUP BY s.library_id`).all() as Array<{ id: string; n: number }>;
   return new Map(rows.map((r) => [r.id, r.n]));
 }
 
@@ -47,7 +51,7 @@ export function canaryTitles(db: Database.Database, per: number, libraries: numb
   const all = db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all() as string[];
   const every = Math.max(1, Math.ceil(all.length / libraries));
   const ids = all.filter((_, i) => i % every === 0);
-  const titles = db.prepare("SELECT title FROM snippets WHERE library_id = ? AND version = '' AND length(title) >= 3 ORDER BY id");
+  const titles = db.prepare(`SELECT s.title FROM snippets s WHERE s.library_id = ? AND s.version = '' AND ${LIVE_ROW} AND length(s.title) >= 3 ORDER BY s.id`);
   return ids.map((libraryId) => {
     const all = titles.pluck().all(libraryId) as string[];
     const step = Math.max(1, Math.floor(all.length / per));
@@ -60,7 +64,16 @@ export function checkFullTextIndex(db: Database.Database): void {
   db.prepare("INSERT INTO snippets_fts(snippets_fts) VALUES ('integrity-check')").run();
 }
 
-/** How many snippets there are, all libraries and versions. */
-export function snippetTotal(db: Database.Database): number {
-  return db.prepare("SELECT count(*) FROM snippets").pluck().get() as number;
+/**
+ * The ids of the snippets readers see, in pages by id, leaving out the given libraries (those being indexed when the
+ * snapshot was taken: their new batch may have been half written when the vector index was copied).
+ */
+export function* servedSnippetIdPages(db: Database.Database, skip: ReadonlySet<string>, size = 2000): Generator<number[]> {
+  const page = db.prepare(`SELECT s.id, s.library_id FROM snippets s WHERE s.id > ? AND ${LIVE_ROW} ORDER BY s.id LIMIT ?`);
+  for (let after = 0; ; ) {
+    const rows = page.all(after, size) as Array<{ id: number; library_id: string }>;
+    if (rows.length === 0) return;
+    yield rows.filter((r) => !skip.has(r.library_id)).map((r) => r.id);
+    after = rows[rows.length - 1]!.id;
+  }
 }

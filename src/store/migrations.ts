@@ -290,6 +290,28 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: "snippet-batches",
+    sql: `
+      -- An ingestion writes its snippets as a new batch, in many small transactions that readers do not see, then
+      -- publishes it by switching one row; the replaced batch is deleted afterwards, a chunk at a time. Readers
+      -- serve the batch marked 'live' for a library version, or batch 0 when none is (rows from before batches).
+      ALTER TABLE snippets ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX snippets_by_batch ON snippets(library_id, version, batch);
+      DROP INDEX snippets_by_library_version;
+      CREATE TABLE snippet_batches (
+        library_id TEXT NOT NULL REFERENCES libraries(id) ON DELETE CASCADE,
+        version TEXT NOT NULL,
+        batch INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('writing','live','retired')),
+        started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (library_id, version, batch)
+      ) WITHOUT ROWID;
+      CREATE UNIQUE INDEX snippet_batches_live ON snippet_batches(library_id, version) WHERE state = 'live';
+      CREATE INDEX snippet_batches_by_state ON snippet_batches(state);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

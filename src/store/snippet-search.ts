@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { liveBatch } from "./snippet-batches.js";
 
 /**
  * Full-text search over snippets with SQLite's FTS5 (an engine-only feature, kept in this one module: another store
@@ -13,10 +14,10 @@ export function bm25ScoredSnippets(db: Database.Database, libraryId: string, ver
   return db
     .prepare(
       `SELECT s.id AS id, -${BM25} AS score FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
-       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ?
+       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ? AND s.batch = ?
        ORDER BY ${BM25} LIMIT ?`,
     )
-    .all(expression, libraryId, version, depth) as Array<{ id: number; score: number }>;
+    .all(expression, libraryId, version, liveBatch(db, libraryId, version), depth) as Array<{ id: number; score: number }>;
 }
 
 /** The ids of a library version's snippets matching `expression`, best BM25 first. */
@@ -24,11 +25,11 @@ export function bm25SnippetIds(db: Database.Database, libraryId: string, version
   return db
     .prepare(
       `SELECT s.id FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
-       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ?
+       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ? AND s.batch = ?
        ORDER BY ${BM25} LIMIT ?`,
     )
     .pluck()
-    .all(expression, libraryId, version, depth) as number[];
+    .all(expression, libraryId, version, liveBatch(db, libraryId, version), depth) as number[];
 }
 
 /**
@@ -38,7 +39,7 @@ export function bm25SnippetIds(db: Database.Database, libraryId: string, version
 export function libraryRelevance(db: Database.Database, expression: string, libraryIds: string[]): Map<string, number> {
   const best = db.prepare(
     `SELECT bm25(snippets_fts) AS score FROM snippets_fts JOIN snippets s ON s.id = snippets_fts.rowid
-     WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = '' ORDER BY score LIMIT 1`,
+     WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = '' AND s.batch = ? ORDER BY score LIMIT 1`,
   );
-  return new Map(libraryIds.map((id) => [id, -((best.pluck().get(expression, id) as number | null) ?? 0)]));
+  return new Map(libraryIds.map((id) => [id, -((best.pluck().get(expression, id, liveBatch(db, id, "")) as number | null) ?? 0)]));
 }

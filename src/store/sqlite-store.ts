@@ -14,6 +14,7 @@ import * as secrets from "./secrets-table.js";
 import * as settings from "./settings.js";
 import * as fts from "./snippet-search.js";
 import * as snippets from "./snippets.js";
+import * as batches from "./snippet-batches.js";
 import type { Store } from "./store.js";
 import * as usage from "./usage.js";
 
@@ -62,7 +63,14 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       countAll: on(snippets.countAllSnippets),
       load: on(snippets.loadSnippets),
       pages: (size) => asyncPages(snippets.snippetPages(db, size)),
-      replace: on(snippets.swapSnippets),
+      liveBatch: on(batches.liveBatch),
+      openBatch: on(batches.openBatch),
+      appendToBatch: on(batches.appendToBatch),
+      publishBatch: on(batches.publishBatch),
+      discardBatch: on(batches.discardBatch),
+      retireUnfinished: on(batches.retireUnfinished),
+      retiredChunk: on(batches.retiredChunk),
+      deleteRetiredRows: async (chunk) => batches.deleteRetiredRows(db, chunk.libraryId, chunk.version, chunk.batch, chunk.ids),
     },
     snippetSearch: {
       rank: on(fts.bm25ScoredSnippets),

@@ -67,11 +67,34 @@ export interface SnippetStore {
   load(libraryId: string, version: string, ids: number[]): Promise<StoredSnippet[]>;
   /** Every snippet in pages of `size` by id, for rebuilding the vector index without holding them all. */
   pages(size: number): AsyncIterable<EmbeddableSnippet[]>;
+  /** The batch readers are served of a library version (0 before its first published batch). */
+  liveBatch(libraryId: string, version: string): Promise<number>;
   /**
-   * Replace a library version's snippets at once: readers see the old set or the new one. `alongside` runs inside
-   * the same transaction with the new ids; returns the ids of the replaced snippets.
+   * Snippet batches: a library version's new content is written as a batch readers do not see, in as many small
+   * writes as it takes, then published at once; the batch it replaces is retired and deleted in chunks afterwards.
+   * Opening a batch retires an unfinished one of the same version (the last ingestion started wins).
    */
-  replace(libraryId: string, version: string, rows: NewSnippet[], alongside: (newIds: number[]) => void): Promise<number[]>;
+  openBatch(libraryId: string, version: string): Promise<number>;
+  /** Add rows to an open batch; `alongside` runs inside the same transaction with their ids. ingestion_superseded when it was retired. */
+  appendToBatch(libraryId: string, version: string, batch: number, rows: NewSnippet[], alongside: (newIds: number[]) => void): Promise<number[]>;
+  /** Serve this batch from now on and retire the one it replaces. ingestion_superseded when it was retired. */
+  publishBatch(libraryId: string, version: string, batch: number): Promise<void>;
+  /** Retire an unfinished batch (its ingestion failed). */
+  discardBatch(libraryId: string, version: string, batch: number): Promise<void>;
+  /** Retire every unfinished batch: only when no process can be writing one. Answers how many. */
+  retireUnfinished(): Promise<number>;
+  /** Up to `limit` ids of rows of some retired batch; undefined when none is left. */
+  retiredChunk(limit: number): Promise<RetiredChunk | undefined>;
+  /** Delete these rows of a retired batch (their vectors were removed first). */
+  deleteRetiredRows(chunk: RetiredChunk): Promise<void>;
+}
+
+/** Rows of a retired snippet batch, to be deleted. */
+export interface RetiredChunk {
+  libraryId: string;
+  version: string;
+  batch: number;
+  ids: number[];
 }
 
 /** Full-text ranking: FTS5's BM25 in SQLite; another engine brings its own. `expression` comes from search/query-terms.ts. */

@@ -30,6 +30,8 @@ export interface VectorIndex {
   /** The k nearest snippets of one partition (one library version): a search never scans other libraries. */
   nearest(vector: Float32Array, k: number, partition: string): VectorMatch[];
   count(): number;
+  /** Whether this snippet has a vector. */
+  has(snippetId: number): boolean;
   /** Drop whatever table is there and create an empty one of this layout and embedder (the start of a rebuild). */
   recreate(): void;
   /** Record that every snippet has its vector again. */
@@ -40,9 +42,15 @@ export interface VectorIndex {
 /** Layout 2: vec0 with a partition key per library version (layout 1 had none: every search scanned everything). */
 const LAYOUT = "2";
 
-/** The vector partition of a library version; "" is the library's current content. Ids never contain spaces. */
-export function partitionOf(libraryId: string, version = ""): string {
-  return version ? `${libraryId} ${version}` : libraryId;
+/**
+ * The vector partition of a library version's snippet batch; "" is the library's current content. Ids never
+ * contain spaces. Batch 0 (rows from before batches, schema < 11) keeps the partition it always had, so that an
+ * upgrade does not rebuild the index; a new batch has a partition of its own, so that a search scans only the
+ * batch it is served from while the next one is written.
+ */
+export function partitionOf(libraryId: string, version = "", batch = 0): string {
+  const base = version ? `${libraryId} ${version}` : libraryId;
+  return batch ? `${base} #${batch}` : base;
 }
 
 /** Load sqlite-vec into a connection (needed to read the vec0 tables, including in a snapshot being verified). */
@@ -86,10 +94,11 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
       insert: db.prepare("INSERT INTO vec_snippets (snippet_id, partition, embedding) VALUES (?, ?, ?)"),
       del: db.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?"),
       knn: db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?"),
+      has: db.prepare("SELECT 1 FROM vec_snippets WHERE snippet_id = ?"),
     };
     return cached;
   };
-  let cached: { insert: Database.Statement; del: Database.Statement; knn: Database.Statement } | undefined;
+  let cached: { insert: Database.Statement; del: Database.Statement; knn: Database.Statement; has: Database.Statement } | undefined;
   const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
   return {
@@ -121,6 +130,9 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
     },
     count() {
       return db.prepare("SELECT count(*) FROM vec_snippets").pluck().get() as number;
+    },
+    has(snippetId) {
+      return statements().has.get(BigInt(snippetId)) !== undefined;
     },
     recreate() {
       cached = undefined;

@@ -4,15 +4,18 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { tempDir } from "./temp.js";
+import { loadVectorExtension } from "../../src/vectors/vector-index.js";
 
 /**
- * A copy of an LDS archive whose database `alter` changed, with every size and checksum in the manifest made to
- * match again: damage that only a restore drill can see. Written to `target`.
+ * A copy of an LDS archive whose database `alter` changed (lds.db, or the vector index when `file` says so), with
+ * every size and checksum in the manifest made to match again: damage that only a restore drill can see. Written
+ * to `target`.
  */
-export function alteredCopy(archive: string, target: string, alter: (db: Database.Database) => void): { manifest: any } {
+export function alteredCopy(archive: string, target: string, alter: (db: Database.Database) => void, file: "db/lds.db" | "vectors/vectors.db" = "db/lds.db"): { manifest: any } {
   const work = tempDir("lds-altered-");
   execFileSync("tar", ["xf", archive, "-C", work]);
-  const db = new Database(path.join(work, "db/lds.db"));
+  const db = new Database(path.join(work, file));
+  if (file === "vectors/vectors.db") loadVectorExtension(db);
   alter(db);
   db.close();
   const manifest = JSON.parse(fs.readFileSync(path.join(work, "manifest.json"), "utf8"));

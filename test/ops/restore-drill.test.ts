@@ -7,7 +7,7 @@ import { seedVolume } from "../helpers/volume.js";
 import { alteredCopy } from "../helpers/altered-archive.js";
 
 /** A backup of a seeded volume, and a copy of it whose database is changed by `alter` with valid checksums. */
-async function archives(alter: (db: Database.Database) => void) {
+async function archives(alter: (db: Database.Database) => void, file?: "db/lds.db" | "vectors/vectors.db") {
   const dataDir = tempDir("lds-drill-vol-");
   await seedVolume(dataDir, { secret: "ghp_drill-token" });
   const out = tempDir("lds-drill-out-");
@@ -17,7 +17,7 @@ async function archives(alter: (db: Database.Database) => void) {
 
   // Altered "consistently": the database changed, then every checksum in the manifest made to match it again.
   const altered = path.join(out, "altered.tar");
-  const { manifest } = alteredCopy(good, altered, alter);
+  const { manifest } = alteredCopy(good, altered, alter, file);
   return { good, altered, manifest };
 }
 
@@ -54,5 +54,26 @@ describe("restore drills: lds verify --restore-test (issue 15)", () => {
     const second = await runCli("lds", ["verify", reworded.altered, "--restore-test"]);
     expect(second.exitCode).toBe(3);
     expect(second.stderr).toMatch(/the restore drill found that the canary query "[^"]+" of \/acme\/gadgets answers snippets .*, at backup time /);
+  });
+
+  it("fail when a served snippet has no vector, and leave the rows of unpublished snippet batches alone", async () => {
+    let lacking = 0;
+    const noVector = await archives((vectors) => {
+      lacking = vectors.prepare("SELECT max(snippet_id) FROM vec_snippets").pluck().get() as number;
+      vectors.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?").run(BigInt(lacking));
+    }, "vectors/vectors.db");
+    expect((await runCli("lds", ["verify", noVector.altered])).exitCode).toBe(0);
+    const drilled = await runCli("lds", ["verify", noVector.altered, "--restore-test"]);
+    expect(drilled.exitCode).toBe(3);
+    expect(drilled.stderr).toContain(`the restore drill found that snippet ${lacking} has no vector in the vector index`);
+
+    // A batch being written when the snapshot was taken (schema 11): rows without vectors, which nobody is served.
+    const staged = await archives((db) => {
+      db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state) VALUES ('/acme/widgets', '', 7, 'writing')").run();
+      db.prepare("INSERT INTO snippets (library_id, version, batch, kind, title, content) VALUES ('/acme/widgets', '', 7, 'info', 'Half written', 'A new batch.')").run();
+    });
+    const passed = await runCli("lds", ["verify", staged.altered, "--restore-test", "--json"]);
+    expect(passed.exitCode, passed.stderr).toBe(0);
+    expect(JSON.parse(passed.stdout).checks.find((c: { part: string }) => c.part === "vector index").detail).toBe("each of the 6 served snippets has its vector (6 vectors in all)");
   });
 });

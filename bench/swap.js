@@ -1,0 +1,95 @@
+// Server responsiveness while it ingests and swaps a large library: one `lds serve`, a repository of 2,000 Markdown
+// files (120,000 snippets) submitted through the admin API, then a new commit refreshed, so that 120,000 new
+// snippets replace 120,000 served ones. One client asks GET /api/health back to back the whole time; its
+// latencies are compared with the same client against the idle server. Target: no request waits > 100 ms.
+// Usage: node bench/swap.js [--files 2000] [--idle-seconds 5]
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { arg, fresh } from "./lib/measure.js";
+import { percentile, startServer } from "./lib/start-server.js";
+import { startGitHttpServer } from "./lib/git-http-server.js";
+import { documentTree } from "./lib/docs-repo.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const files = Number(arg("files", "2000"));
+const idleSeconds = Number(arg("idle-seconds", "5"));
+const password = "benchmark passphrase";
+const TARGET_MS = 100;
+
+const git = await startGitHttpServer("unused");
+const repo = await git.createRepo("public", "bench", "swap", documentTree(files));
+const volume = fresh(path.join(here, ".work", "swap-volume"));
+const { url, server } = await startServer(volume, {
+  LDS_ADMIN_PASSWORD: password,
+  LDS_ADMIN_USERNAME: "bench",
+  LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host,
+});
+
+try {
+  const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "bench", password }) });
+  const cookie = login.headers.get("set-cookie")?.split(";")[0];
+  if (!cookie) throw new Error(`login failed: ${login.status}`);
+  const admin = async (method, route, body) => {
+    const response = await fetch(url + route, { method, headers: { cookie, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+    return JSON.parse(text);
+  };
+  await admin("POST", "/api/teams", { name: "bench", plan: "enterprise" });
+  await admin("POST", "/api/users", { team: "bench", email: "bench@example.test", role: "owner" });
+
+  /** Health requests back to back until `done()` settles; sorted latencies in ms. */
+  async function probe(done) {
+    let finished = false;
+    done.then(() => (finished = true), () => (finished = true));
+    const latencies = [];
+    while (!finished) {
+      const started = performance.now();
+      const response = await fetch(`${url}/api/health`);
+      await response.arrayBuffer();
+      latencies.push(performance.now() - started);
+    }
+    await done;
+    return latencies.sort((a, b) => a - b);
+  }
+  const library = async () => (await admin("GET", "/api/libraries")).libraries.find((l) => l.sourceUrl === repo.url);
+  /** Resolves when the library is finalized with a commit other than `before`'s snippets; throws when it fails. */
+  async function ingested(previousUpdate) {
+    for (;;) {
+      const lib = await library();
+      if (lib?.processing === "failed") throw new Error(`ingestion failed: ${lib.reason}`);
+      if (lib?.processing === "finalized" && lib.lastUpdateDate !== previousUpdate) return lib;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  const idle = await probe(new Promise((r) => setTimeout(r, idleSeconds * 1000)));
+  let started = performance.now();
+  await admin("POST", "/api/libraries", { team: "bench", docsRepoUrl: repo.url });
+  const firstDone = ingested(undefined);
+  const first = await probe(firstDone);
+  const firstSeconds = (performance.now() - started) / 1000;
+  const lib = await firstDone;
+
+  await repo.commit(documentTree(files, 1));
+  started = performance.now();
+  await admin("POST", "/api/libraries/refresh", { libraryName: lib.id });
+  const swapDone = ingested(lib.lastUpdateDate);
+  const swap = await probe(swapDone);
+  const swapSeconds = (performance.now() - started) / 1000;
+  const swapped = await swapDone;
+
+  const row = (label, l, seconds) =>
+    `| ${label} | ${seconds ? seconds.toFixed(1) : idleSeconds} | ${l.length} | ${percentile(l, 50).toFixed(1)} | ${percentile(l, 99).toFixed(1)} | ${l.at(-1).toFixed(1)} | ${l.filter((x) => x > TARGET_MS).length} |`;
+  console.log(`\n## Server responsiveness during ingestion (${files} files; ${swapped.totalSnippets} snippets replaced by as many)\n`);
+  console.log("| GET /api/health, one client back to back | seconds | requests | p50 (ms) | p99 (ms) | max (ms) | requests > 100 ms |");
+  console.log("|---|---|---|---|---|---|---|");
+  console.log(row("idle server (baseline)", idle));
+  console.log(row(`first ingestion (${lib.totalSnippets} snippets)`, first, firstSeconds));
+  console.log(row("refresh: new commit, every snippet replaced (the swap)", swap, swapSeconds));
+  const worst = Math.max(first.at(-1), swap.at(-1));
+  console.log(`\nLongest wait during ingestion: ${worst.toFixed(1)} ms (target < ${TARGET_MS} ms ${worst < TARGET_MS ? "✅" : "❌"}); idle max ${idle.at(-1).toFixed(1)} ms`);
+} finally {
+  server.kill("SIGTERM");
+  await git.close();
+}

@@ -1,0 +1,104 @@
+import type Database from "better-sqlite3";
+import { LdsError } from "../errors.js";
+import type { NewSnippet } from "./snippets.js";
+
+/**
+ * Snippet batches (schema 11): an ingestion writes a library version's new snippets as a batch of its own, in small
+ * transactions that readers never see, then publishes it by switching one row. The batch it replaces is retired
+ * and deleted afterwards, a chunk at a time. No transaction is ever as large as a library, so the server keeps
+ * answering while 100,000 snippets are swapped, and the ingestion never holds a whole repository in memory.
+ */
+
+/** The batch readers see of a library version: the published one, or 0 (rows from before batches existed). */
+export function liveBatch(db: Database.Database, libraryId: string, version: string): number {
+  return (db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(libraryId, version) as number | undefined) ?? 0;
+}
+
+/** SQL true for a row of `snippets s` that readers see (for queries over many library versions at once). */
+export const LIVE_ROW = `s.batch = coalesce((SELECT b.batch FROM snippet_batches b
+  WHERE b.library_id = s.library_id AND b.version = s.version AND b.state = 'live'), 0)`;
+
+/**
+ * Start a batch for a library version and answer its number. An unfinished batch of the same version (an ingestion
+ * that crashed, or one still running that this one overtakes) is retired: the last one started wins.
+ */
+export function openBatch(db: Database.Database, libraryId: string, version: string): number {
+  return db.transaction(() => {
+    db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND state = 'writing'").run(libraryId, version);
+    // Numbers are never reused while rows of them may remain: a batch's record goes only after its last row.
+    const next = (db.prepare("SELECT coalesce(max(batch), 0) + 1 FROM snippet_batches").pluck().get() as number);
+    db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state) VALUES (?, ?, ?, 'writing')").run(libraryId, version, next);
+    return next;
+  })();
+}
+
+/** Add snippets to an open batch in one transaction; `alongside` runs inside it with their new ids (their vectors). */
+export function appendToBatch(db: Database.Database, libraryId: string, version: string, batch: number, rows: NewSnippet[], alongside: (newIds: number[]) => void): number[] {
+  const insert = db.prepare(
+    `INSERT INTO snippets (library_id, version, batch, kind, title, description, language, content, source_path, tokens, page_title)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return db.transaction(() => {
+    requireWriting(db, libraryId, version, batch);
+    const ids = rows.map((s) => Number(insert.run(libraryId, version, batch, s.kind, s.title, s.description, s.language, s.content, s.sourcePath, s.tokens, s.pageTitle).lastInsertRowid));
+    alongside(ids);
+    return ids;
+  })();
+}
+
+/** Make a finished batch the one readers see, in one small transaction; the batch it replaces is retired. */
+export function publishBatch(db: Database.Database, libraryId: string, version: string, batch: number): void {
+  db.transaction(() => {
+    requireWriting(db, libraryId, version, batch);
+    const previous = db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(libraryId, version) as number | undefined;
+    if (previous !== undefined) {
+      db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(libraryId, version, previous);
+    } else if (db.prepare("SELECT 1 FROM snippets WHERE library_id = ? AND version = ? AND batch = 0 LIMIT 1").get(libraryId, version)) {
+      db.prepare("INSERT OR IGNORE INTO snippet_batches (library_id, version, batch, state) VALUES (?, ?, 0, 'retired')").run(libraryId, version);
+    }
+    db.prepare("UPDATE snippet_batches SET state = 'live' WHERE library_id = ? AND version = ? AND batch = ?").run(libraryId, version, batch);
+  })();
+}
+
+/** Give up an unfinished batch (its ingestion failed): retired, so that its rows are deleted like a replaced batch's. */
+export function discardBatch(db: Database.Database, libraryId: string, version: string, batch: number): void {
+  db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ? AND state = 'writing'").run(libraryId, version, batch);
+}
+
+/** Retire every unfinished batch (at a server's start, when no other process has the volume open). */
+export function retireUnfinished(db: Database.Database): number {
+  return db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE state = 'writing'").run().changes;
+}
+
+/** Up to `limit` snippet ids of one retired batch; a retired batch with no rows left is forgotten on the way. */
+export function retiredChunk(db: Database.Database, limit: number): { libraryId: string; version: string; batch: number; ids: number[] } | undefined {
+  const next = db.prepare("SELECT library_id AS libraryId, version, batch FROM snippet_batches WHERE state = 'retired' LIMIT 1");
+  const ids = db.prepare("SELECT id FROM snippets WHERE library_id = ? AND version = ? AND batch = ? LIMIT ?").pluck();
+  for (;;) {
+    const found = next.get() as { libraryId: string; version: string; batch: number } | undefined;
+    if (!found) return undefined;
+    const chunk = ids.all(found.libraryId, found.version, found.batch, limit) as number[];
+    if (chunk.length) return { ...found, ids: chunk };
+    db.prepare("DELETE FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ? AND state = 'retired'").run(found.libraryId, found.version, found.batch);
+  }
+}
+
+/** Delete these rows of a retired batch (their vectors were removed first: a vector without its row is invisible). */
+export function deleteRetiredRows(db: Database.Database, libraryId: string, version: string, batch: number, ids: number[]): void {
+  const remove = db.prepare("DELETE FROM snippets WHERE id = ? AND library_id = ? AND version = ? AND batch = ?");
+  db.transaction(() => {
+    // Only while the batch is still retired: a live or writing batch's rows are never deleted here.
+    if (!db.prepare("SELECT 1 FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ? AND state = 'retired'").get(libraryId, version, batch)) return;
+    for (const id of ids) remove.run(id, libraryId, version, batch);
+  })();
+}
+
+function requireWriting(db: Database.Database, libraryId: string, version: string, batch: number): void {
+  const state = db.prepare("SELECT state FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ?").pluck().get(libraryId, version, batch);
+  if (state !== "writing") {
+    const name = version ? `${libraryId} (version ${version})` : libraryId;
+    throw new LdsError("ingestion_superseded", `Another ingestion of ${name} started after this one and replaces it; this one stopped without changing what is served.`, {
+      hint: "Nothing to do: the newer ingestion's result is served when it finishes. Check the library's state to see it.",
+    });
+  }
+}
