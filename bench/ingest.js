@@ -1,7 +1,7 @@
 // Ingestion of a repository of Markdown files (2,000 files, about 40 MB, and the same doubled) served by real git
 // over HTTP: snippets per second and peak RSS of `lds ingest git` (target < 200 MiB, flat when the repository
 // doubles), then a refresh with nothing changed, which must cost under 5% of it.
-// Usage: node bench/ingest.js [--files 2000,4000] [--runs 3]
+// Usage: node bench/ingest.js [--files 2000,4000] [--runs 3] [--lds OTHER/bin/lds.js]  (another build, to compare)
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { arg, fresh, measureAsync, median } from "./lib/measure.js";
@@ -13,6 +13,7 @@ const root = path.resolve(here, "..");
 const sizes = arg("files", "2000,4000").split(",").map(Number);
 const runs = Number(arg("runs", "3"));
 const RSS_TARGET_MIB = 200;
+const lds = path.resolve(arg("lds", path.join(root, "bin/lds.js")));
 
 const git = await startGitHttpServer("unused");
 try {
@@ -24,7 +25,7 @@ try {
     const repo = await git.createRepo("public", "bench", `docs-${files}`, tree);
     const host = new URL(git.base).host;
     // Async: the git server answers from this very process.
-    const ingest = (dataDir) => measureAsync(["node", path.join(root, "bin/lds.js"), "ingest", "git", repo.url, "--data-dir", dataDir, "--allow-http-host", host, "--json"]);
+    const ingest = (dataDir) => measureAsync(["node", lds, "ingest", "git", repo.url, "--data-dir", dataDir, "--allow-http-host", host, "--json"]);
     const first = [];
     const again = [];
     for (let i = 0; i < runs; i++) {
@@ -37,7 +38,7 @@ try {
     }
     rows.push({ files, mib: bytes / 1048576, seconds: median(first.map((r) => r.seconds)), snippets: first[0].result.snippets, rss: Math.max(...first.map((r) => r.rssMiB)), refresh: median(again.map((r) => r.seconds)), refreshRss: Math.max(...again.map((r) => r.rssMiB)) });
   }
-  console.log(`\n## Ingestion (\`lds ingest git\` over HTTP), median of ${runs}, peak RSS the largest\n`);
+  console.log(`\n## Ingestion (\`lds ingest git\` over HTTP, ${path.relative(root, lds) || lds}), median of ${runs}, peak RSS the largest\n`);
   console.log("| repository | first ingestion (s) | snippets | snippets/s | peak RSS (MiB) | target | unchanged refresh (s) | refresh / first (target < 5%) |");
   console.log("|---|---|---|---|---|---|---|---|");
   for (const r of rows) {

@@ -1,8 +1,8 @@
-// Server responsiveness while it ingests and swaps a large library: one `lds serve`, a repository of 2,000 Markdown
+// Server responsiveness while it ingests and swaps a large library: one `lds serve`, a repository of 4,000 Markdown
 // files (120,000 snippets) submitted through the admin API, then a new commit refreshed, so that 120,000 new
 // snippets replace 120,000 served ones. One client asks GET /api/health back to back the whole time; its
 // latencies are compared with the same client against the idle server. Target: no request waits > 100 ms.
-// Usage: node bench/swap.js [--files 2000] [--idle-seconds 5]
+// Usage: node bench/swap.js [--files 4000] [--idle-seconds 5] [--lds OTHER/bin/lds.js]  (another build, to compare)
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { arg, fresh } from "./lib/measure.js";
@@ -11,7 +11,8 @@ import { startGitHttpServer } from "./lib/git-http-server.js";
 import { documentTree } from "./lib/docs-repo.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const files = Number(arg("files", "2000"));
+const files = Number(arg("files", "4000"));
+const lds = arg("lds", undefined);
 const idleSeconds = Number(arg("idle-seconds", "5"));
 const password = "benchmark passphrase";
 const TARGET_MS = 100;
@@ -23,7 +24,8 @@ const { url, server } = await startServer(volume, {
   LDS_ADMIN_PASSWORD: password,
   LDS_ADMIN_USERNAME: "bench",
   LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host,
-});
+  ...(process.env.SWAP_PRELOAD ? { NODE_OPTIONS: `--import ${process.env.SWAP_PRELOAD}` } : {}),
+}, lds && path.resolve(lds));
 
 try {
   const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "bench", password }) });
@@ -63,7 +65,10 @@ try {
     }
   }
 
+  const mark = (what) => process.env.SWAP_PRELOAD && process.stderr.write(`${new Date().toISOString().slice(11, 23)} ${what}\n`);
+  mark("idle");
   const idle = await probe(new Promise((r) => setTimeout(r, idleSeconds * 1000)));
+  mark("first ingestion");
   let started = performance.now();
   await admin("POST", "/api/libraries", { team: "bench", docsRepoUrl: repo.url });
   const firstDone = ingested(undefined);
@@ -72,16 +77,18 @@ try {
   const lib = await firstDone;
 
   await repo.commit(documentTree(files, 1));
+  mark("refresh");
   started = performance.now();
   await admin("POST", "/api/libraries/refresh", { libraryName: lib.id });
   const swapDone = ingested(lib.lastUpdateDate);
   const swap = await probe(swapDone);
   const swapSeconds = (performance.now() - started) / 1000;
   const swapped = await swapDone;
+  mark("done");
 
   const row = (label, l, seconds) =>
     `| ${label} | ${seconds ? seconds.toFixed(1) : idleSeconds} | ${l.length} | ${percentile(l, 50).toFixed(1)} | ${percentile(l, 99).toFixed(1)} | ${l.at(-1).toFixed(1)} | ${l.filter((x) => x > TARGET_MS).length} |`;
-  console.log(`\n## Server responsiveness during ingestion (${files} files; ${swapped.totalSnippets} snippets replaced by as many)\n`);
+  console.log(`\n## Server responsiveness during ingestion (${lds ?? "this build"}; ${files} files; ${swapped.totalSnippets} snippets replaced by as many)\n`);
   console.log("| GET /api/health, one client back to back | seconds | requests | p50 (ms) | p99 (ms) | max (ms) | requests > 100 ms |");
   console.log("|---|---|---|---|---|---|---|");
   console.log(row("idle server (baseline)", idle));
@@ -90,6 +97,10 @@ try {
   const worst = Math.max(first.at(-1), swap.at(-1));
   console.log(`\nLongest wait during ingestion: ${worst.toFixed(1)} ms (target < ${TARGET_MS} ms ${worst < TARGET_MS ? "✅" : "❌"}); idle max ${idle.at(-1).toFixed(1)} ms`);
 } finally {
+  if (process.env.SWAP_PRELOAD) {
+    server.kill("SIGUSR2");
+    await new Promise((r) => setTimeout(r, 5000));
+  }
   server.kill("SIGTERM");
   await git.close();
 }

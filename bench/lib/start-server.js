@@ -4,9 +4,9 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** `lds serve` on a volume as a child process; resolves with its URL and the child once it listens. */
-export async function startServer(volume, env = {}) {
-  const server = spawn("node", [path.join(root, "bin/lds.js"), "serve", "--data-dir", volume, "--port", "0"], {
+/** `lds serve` on a volume as a child process (this build's, or `lds` another's); resolves with its URL and the child once it listens. */
+export async function startServer(volume, env = {}, lds = path.join(root, "bin/lds.js")) {
+  const server = spawn("node", [lds, "serve", "--data-dir", volume, "--port", "0"], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,7 +1,7 @@
 import type { OpenVolume } from "../volume/open-volume.js";
 
 /** Rows deleted per transaction: small enough that a server answers between them. */
-const PURGE_CHUNK = 500;
+const PURGE_CHUNK = 250;
 
 /** Give the event loop a turn (requests waiting are answered) before the next chunk of work. */
 export const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -18,9 +18,13 @@ export async function purgeRetiredBatches(volume: OpenVolume, signal?: AbortSign
     if (signal?.aborted) return removed;
     const chunk = await volume.store.snippets.retiredChunk(PURGE_CHUNK);
     if (!chunk) return removed;
+    // Each step in a turn of its own (~10-20 ms each), so that a server answers between them.
     volume.vectors.remove(chunk.ids);
+    await yieldTurn();
     await volume.store.snippets.deleteRetiredRows(chunk);
     removed += chunk.ids.length;
+    await yieldTurn();
+    await volume.store.snippets.tidyIndex();
     await yieldTurn();
   }
 }

@@ -7,7 +7,7 @@ import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
  * Snippets written per transaction: a few milliseconds of SQLite and vector work each, so that a server answers
  * requests between them, and all the memory an ingestion holds of a repository's snippets at a time.
  */
-export const WRITE_CHUNK = 500;
+export const WRITE_CHUNK = 250;
 
 export interface ReplaceOptions {
   /** The error when the source produced no snippet: an empty set never replaces a library's content. */
@@ -32,11 +32,15 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     for await (const chunk of inChunks(snippets, WRITE_CHUNK)) {
       options.signal?.throwIfAborted();
       const embedded = await embedder.embed(chunk.map(embeddingText), { signal: options.signal });
+      // Each step in a turn of its own: a local embedder resolves at once, and awaiting a resolved promise does not
+      // let the event loop answer the requests waiting (parsing, embedding and writing a chunk take 5-30 ms each).
+      await yieldTurn();
       await store.snippets.appendToBatch(libraryId, version, batch, chunk.map(storedRow), (ids) =>
         vectors.upsert(ids.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! }))),
       );
       count += chunk.length;
-      // A local embedder resolves at once, and awaiting a resolved promise does not give the event loop a turn.
+      await yieldTurn();
+      await store.snippets.tidyIndex();
       await yieldTurn();
     }
     if (count === 0 && options.whenEmpty) throw options.whenEmpty();

@@ -122,6 +122,7 @@ async function fetchAndIndex(
     const whenEmpty = () => noSnippetsFound(version ? `${libraryId}/${version}` : libraryId);
     return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets(), version, { whenEmpty, signal: options.signal }), description };
   } finally {
-    fs.rmSync(work, { recursive: true, force: true });
+    // Asynchronously: removing a checkout of thousands of files takes a server's event loop 100 ms and more.
+    await fs.promises.rm(work, { recursive: true, force: true });
   }
 }

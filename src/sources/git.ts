@@ -26,7 +26,7 @@ export async function fetchRepository(options: FetchOptions): Promise<{ branch: 
   if (options.branch) args.push("--branch", options.branch);
   await git([...args, "--", options.url.href, options.dir], options);
   const limit = options.maxBytes ?? 512 * 1024 * 1024;
-  const size = directorySize(options.dir, limit);
+  const size = await directorySize(options.dir, limit);
   if (size > limit) {
     throw new LdsError("repository_too_large", `The repository's checkout is larger than the ${Math.round(limit / 1048576)} MiB limit.`, {
       hint: "Ask an admin to raise the limit, or point the library at a smaller documentation repository.",
@@ -109,16 +109,17 @@ function nearlyFull(dir: string | undefined): boolean {
   return stats.bavail * stats.bsize < 16 * 1024 * 1024;
 }
 
-function directorySize(dir: string, stopAt: number): number {
+/** Bytes below `dir` (stops counting past `stopAt`), read asynchronously: a server keeps answering meanwhile. */
+async function directorySize(dir: string, stopAt: number): Promise<number> {
   let total = 0;
-  const walk = (d: string) => {
-    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+  const walk = async (d: string): Promise<void> => {
+    for (const entry of await fs.promises.readdir(d, { withFileTypes: true })) {
       if (total > stopAt) return;
       const full = `${d}/${entry.name}`;
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) total += fs.statSync(full).size;
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) total += (await fs.promises.stat(full)).size;
     }
   };
-  walk(dir);
+  await walk(dir);
   return total;
 }

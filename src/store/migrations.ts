@@ -298,7 +298,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- publishes it by switching one row; the replaced batch is deleted afterwards, a chunk at a time. Readers
       -- serve the batch marked 'live' for a library version, or batch 0 when none is (rows from before batches).
       ALTER TABLE snippets ADD COLUMN batch INTEGER NOT NULL DEFAULT 0;
-      CREATE INDEX snippets_by_batch ON snippets(library_id, version, batch);
+      -- Covers the counts and token sums of a library version (search results, the dashboard's list) too.
+      CREATE INDEX snippets_by_batch ON snippets(library_id, version, batch, kind, tokens);
       DROP INDEX snippets_by_library_version;
       CREATE TABLE snippet_batches (
         library_id TEXT NOT NULL REFERENCES libraries(id) ON DELETE CASCADE,
@@ -310,6 +311,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
       CREATE UNIQUE INDEX snippet_batches_live ON snippet_batches(library_id, version) WHERE state = 'live';
       CREATE INDEX snippet_batches_by_state ON snippet_batches(state);
+      -- FTS5 merges its index segments inside the writing transaction by default, sometimes for half a second on a
+      -- large index; writers now run bounded merge steps between their small transactions instead (tidyIndex).
+      -- A crisis merge remains the safety net for writers that do not.
+      INSERT INTO snippets_fts (snippets_fts, rank) VALUES ('automerge', 0);
+      INSERT INTO snippets_fts (snippets_fts, rank) VALUES ('crisismerge', 64);
     `,
   },
 ];

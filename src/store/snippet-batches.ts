@@ -93,6 +93,15 @@ export function deleteRetiredRows(db: Database.Database, libraryId: string, vers
   })();
 }
 
+/**
+ * One bounded step of the full-text index's upkeep: FTS5 merges up to `pages` pages of its segments (schema 11
+ * turned its automatic merging off, which did this work inside writers' transactions, unbounded). Writers call it
+ * between their chunks, so that the index stays as compact as before without a long pause.
+ */
+export function tidyIndex(db: Database.Database, pages = 150): void {
+  db.prepare("INSERT INTO snippets_fts (snippets_fts, rank) VALUES ('merge', ?)").run(pages);
+}
+
 function requireWriting(db: Database.Database, libraryId: string, version: string, batch: number): void {
   const state = db.prepare("SELECT state FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ?").pluck().get(libraryId, version, batch);
   if (state !== "writing") {

@@ -69,6 +69,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       publishBatch: on(batches.publishBatch),
       discardBatch: on(batches.discardBatch),
       retireUnfinished: on(batches.retireUnfinished),
+      tidyIndex: async () => batches.tidyIndex(db),
       retiredChunk: on(batches.retiredChunk),
       deleteRetiredRows: async (chunk) => batches.deleteRetiredRows(db, chunk.libraryId, chunk.version, chunk.batch, chunk.ids),
     },

@@ -87,6 +87,8 @@ export interface SnippetStore {
   retiredChunk(limit: number): Promise<RetiredChunk | undefined>;
   /** Delete these rows of a retired batch (their vectors were removed first). */
   deleteRetiredRows(chunk: RetiredChunk): Promise<void>;
+  /** A short, bounded step of the search index's upkeep, between the chunks of a large write (an engine without any: nothing). */
+  tidyIndex(): Promise<void>;
 }
 
 /** Rows of a retired snippet batch, to be deleted. */

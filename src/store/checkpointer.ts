@@ -1,0 +1,42 @@
+import { Worker } from "node:worker_threads";
+import type Database from "better-sqlite3";
+import { builtModule } from "../util/built-module.js";
+
+const ENTRY = builtModule(import.meta.url, "./checkpoint-worker-entry.js");
+
+/** SQLite's own default: what the connections go back to when the worker is gone. */
+const AUTO_CHECKPOINT_PAGES = 1000;
+
+export interface Checkpointer {
+  close(): Promise<void>;
+}
+
+/**
+ * WAL checkpoints in a worker thread, for the server. SQLite runs a checkpoint inside whichever commit finds the WAL
+ * past 1,000 pages, and a checkpoint ends with fsync: on the event loop, behind a large ingestion or a backup's
+ * writeback, one fsync took 200 ms and every request waited (docs/benchmarks.md, "Ingestion"). Here the server's
+ * connections stop checkpointing and a thread of its own checkpoints every `intervalMs`; should the thread fail,
+ * the connections checkpoint again as before, and the failure is logged.
+ */
+export function startCheckpointer(databases: Array<{ db: Database.Database; file: string }>, onFailure: (err: Error) => void, intervalMs = 500): Checkpointer {
+  const worker = new Worker(ENTRY, { workerData: { files: databases.map((d) => d.file), intervalMs } });
+  for (const { db } of databases) db.pragma("wal_autocheckpoint = 0");
+  let stopping = false;
+  const fallBack = (err: Error) => {
+    for (const { db } of databases) if (db.open) db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    if (!stopping) onFailure(err);
+  };
+  worker.on("error", fallBack);
+  worker.on("exit", (code) => {
+    if (code !== 0 || !stopping) fallBack(new Error(`the checkpoint worker exited with code ${code}`));
+  });
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  return {
+    async close() {
+      stopping = true;
+      worker.postMessage("stop");
+      await exited;
+      for (const { db } of databases) if (db.open) db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { startCheckpointer } from "../../src/store/checkpointer.js";
+import { eventually } from "../helpers/server.js";
+import { tempDir } from "../helpers/temp.js";
+
+describe("WAL checkpoints in a thread of their own (the server's)", () => {
+  it("copy the WAL into the database while the writing connection never checkpoints, and hand checkpoints back at close", async () => {
+    const file = path.join(tempDir(), "wal.db");
+    const db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE t (x BLOB)");
+    const checkpointer = startCheckpointer([{ db, file }], (err) => {
+      throw err;
+    }, 50);
+    try {
+      expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+      const before = fs.statSync(file).size;
+      // 8 MiB in one transaction: twice SQLite's own checkpoint threshold, which this connection no longer applies.
+      const insert = db.prepare("INSERT INTO t VALUES (randomblob(65536))");
+      db.transaction(() => {
+        for (let i = 0; i < 128; i++) insert.run();
+      })();
+      expect(fs.statSync(file).size).toBe(before);
+      // The thread's checkpoint is what moves the pages into the database file.
+      await eventually(async () => fs.statSync(file).size > 8 * 1024 * 1024);
+    } finally {
+      await checkpointer.close();
+    }
+    expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+    db.close();
+  });
+});
