@@ -18,7 +18,6 @@ import { createUsageRecorder } from "../ops/usage-recorder.js";
 import { rebuildInBackground } from "../ops/background-rebuild.js";
 import { purgeRetiredBatches } from "../indexing/purge-retired.js";
 import { liveVolumeUsers } from "../volume/volume-users.js";
-import { startCheckpointer } from "../store/checkpointer.js";
 import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
@@ -73,7 +72,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const background = opened.embedder.remote ? rebuildInBackground(opened, logger) : undefined;
     if (!background) await rebuildStaleVectors(opened, logger);
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs);
-    const checkpointer = startCheckpointer([{ db: opened.db, file: volume.db }, { db: opened.vectors.db, file: volume.vectors }], (err) =>
+    const checkpointer = opened.checkpointInThread((err) =>
       logger.warn({ err: err.message }, "WAL checkpoints run inside requests again (the checkpoint thread stopped); requests may wait on the disk meanwhile. Restart the server to move them back to their thread."),
     );
     if (restored) await recordRestoreOutcome(opened.store, restored);

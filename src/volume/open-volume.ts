@@ -9,6 +9,7 @@ import { countSecrets } from "../store/secrets-table.js";
 import { hasAnySnippet } from "../store/snippets.js";
 import { exists } from "../util/files.js";
 import { openStore } from "../store/open-store.js";
+import { startCheckpointer, type Checkpointer } from "../store/checkpointer.js";
 import { finishKeyRotation } from "./key-rotation.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
@@ -29,6 +30,8 @@ export interface OpenVolume {
   embedder: Embedder;
   /** Set by the server: nearest-neighbour queries in a worker thread (see knn-worker.ts); else they run inline. */
   vectorSearch?: VectorSearch;
+  /** For the server: both databases' WAL checkpoints in a thread of their own (store/checkpointer.ts). */
+  checkpointInThread(onFailure: (err: Error) => void): Checkpointer;
   close(): void;
 }
 
@@ -67,6 +70,14 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
       key,
       vectors: opened,
       embedder,
+      checkpointInThread: (onFailure) =>
+        startCheckpointer(
+          [
+            { db, file: volume.db },
+            { db: opened.db, file: volume.vectors },
+          ],
+          onFailure,
+        ),
       close() {
         opened.close();
         db.close();
