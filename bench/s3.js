@@ -74,6 +74,8 @@ for (const size of sizes) {
   console.log(`| … of which snapshot + hashing | ${snapshot.toFixed(2)} | | |`);
   console.log(`| … of which tar stream + multipart upload | ${upload.toFixed(2)} | ${(mib / upload).toFixed(0)} | |`);
   console.log(`| plain lib-storage Upload of the same archive file (baseline) | ${base.toFixed(2)} | ${(mib / base).toFixed(0)} | ${Math.max(...plain.map((r) => r.rssMiB)).toFixed(0)} |`);
-  console.log(`| whole backup / baseline (target ≤ 1.2) | ${(total / base).toFixed(2)} | | |`);
+  console.log(`| whole backup / baseline (target ≤ 1.2) | ${(total / base).toFixed(2)} ${total / base <= 1.2 ? "✅" : "❌"} | | |`);
+  const peak = Math.max(...lds.map((r) => r.rssMiB));
+  console.log(`| lds backup --to s3:// peak RSS (target < 150 MiB) | ${peak.toFixed(0)} ${peak < 150 ? "✅" : "❌"} | | |`);
   console.log(`| upload phase / baseline | ${(upload / base).toFixed(2)} | | |`);
 }

@@ -105,7 +105,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     // In a worker thread: VACUUM INTO is synchronous and would stop a server's event loop for seconds.
     const snapshot = await runHeavy("snapshotVolume", volume, staging);
     throwIfAborted(options.signal);
-    const manifest = await writeManifest(snapshot, createdAt);
+    const manifest = await writeManifest(snapshot, createdAt, await runHeavy("hashStagedFiles", staging));
     throwIfAborted(options.signal);
 
     const snapshotDone = Date.now();
