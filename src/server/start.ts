@@ -61,7 +61,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
     const restored = await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
-    opened = openVolume(volume.root, embedderFor(settings.embeddings));
+    opened = openVolume(volume.root, embedderFor(settings.embeddings), { mappedReads: true });
     // Snippet batches left unfinished by a process that is gone (a crash, or an archive taken mid-ingestion) are
     // finished by nobody: retired, to be deleted, unless a command that may be writing one is still running.
     if (liveVolumeUsers(volume).length === 0) await opened.store.snippets.retireUnfinished();

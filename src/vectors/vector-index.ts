@@ -65,7 +65,7 @@ export function loadVectorExtension(db: Database.Database): void {
  * (`lds keys create` during an upgrade, a cron backup) never drops an index another process may still be using.
  * A brand-new file gets its table at once.
  */
-export function openVectorIndex(file: string, embedder: { id: string; dimensions: number }): VectorIndex {
+export function openVectorIndex(file: string, embedder: { id: string; dimensions: number }, options: { mappedReads?: boolean } = {}): VectorIndex {
   let db: Database.Database;
   try {
     db = new Database(file);
@@ -76,8 +76,9 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
   db.pragma("busy_timeout = 5000");
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  // Every search scans its partition's vectors: read them mapped rather than copied through the page cache.
-  db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  // Every search scans its partition's vectors: the server reads them mapped rather than copied through the page
+  // cache (a command does not: mapped pages count in its RSS, see openStore).
+  if (options.mappedReads) db.pragma(`mmap_size = ${MMAP_BYTES}`);
   db.exec("CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   const readMeta = () => new Map(db.prepare("SELECT key, value FROM vector_meta").all().map((r) => [(r as { key: string }).key, (r as { value: string }).value]));
   let meta = readMeta();

@@ -40,7 +40,7 @@ export interface OpenVolume {
  * Open the data volume: create the directory (mode 0700) on first use, migrate lds.db, load or create
  * secret.key and check that it belongs to this database, and open the vector index.
  */
-export function openVolume(root: string, embedder: Embedder = createHashingEmbedder()): OpenVolume {
+export function openVolume(root: string, embedder: Embedder = createHashingEmbedder(), options: { mappedReads?: boolean } = {}): OpenVolume {
   const volume = dataVolume(root);
   ensureDirectory(volume.root);
   // Never open (or create) lds.db while a restore is half done: its files are being moved (enter-volume.ts).
@@ -49,14 +49,14 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
       hint: `Start ${action("restore.finish")} or any other command on this data volume: it finishes the restore first.`,
     });
   }
-  const db = openStore(volume.db);
+  const db = openStore(volume.db, { mappedReads: options.mappedReads });
   let vectors: VectorIndex | undefined;
   try {
     // A key rotation cut short by a crash is finished (or dropped) before the key is read.
     finishKeyRotation(volume, db);
     const key = loadOrCreateKey(volume.key, countSecrets(db) > 0);
     checkKeyBelongs(db, key, volume);
-    vectors = openVectorIndex(volume.vectors, embedder);
+    vectors = openVectorIndex(volume.vectors, embedder, { mappedReads: options.mappedReads });
     // Without snippets there is nothing to embed: a new (or outdated but useless) vector table is made current now.
     if (vectors.stale && !hasAnySnippet(db)) {
       vectors.recreate();
