@@ -1,17 +1,29 @@
 import { LdsError } from "../errors.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
+import { purgeRetiredBatches } from "../indexing/purge-retired.js";
+import { libraryBusy } from "../store/store.js";
 
 /**
  * Remove a library for good: refused while one of its jobs waits or runs (the job would write into a library
- * that is gone). The records go in one transaction, then the vectors: vectors without snippets are invisible.
+ * that is gone). A large library's rows would go in one transaction with its record (the cascade), stopping a
+ * server for seconds; so each version is first emptied at once, by publishing an empty snippet batch (readers see
+ * nothing from then on), its rows are deleted a chunk at a time, and then the records go in one small transaction,
+ * with any rows written meanwhile, whose vectors go last: vectors without snippets are invisible.
  */
 export async function removeLibrary(volume: OpenVolume, libraryId: string): Promise<{ snippets: number }> {
   const { store } = volume;
   if (!(await store.libraries.find(libraryId))) {
     throw new LdsError("library_not_found", `No library ${libraryId}.`, { hint: `List them: ${action("library.list")}.` });
   }
-  const snippetIds = await store.libraries.remove(libraryId);
-  volume.vectors.remove(snippetIds);
-  return { snippets: snippetIds.length };
+  // Checked before anything is emptied (and again by the store, in the transaction that removes the records).
+  if (await store.jobs.hasAnyPending(libraryId)) throw libraryBusy(libraryId);
+  let snippets = 0;
+  for (const version of await store.snippets.versions(libraryId)) {
+    snippets += await store.snippets.count(libraryId, version);
+    await store.snippets.publishBatch(libraryId, version, await store.snippets.openBatch(libraryId, version));
+  }
+  await purgeRetiredBatches(volume);
+  volume.vectors.remove(await store.libraries.remove(libraryId));
+  return { snippets };
 }

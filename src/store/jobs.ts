@@ -67,6 +67,10 @@ export function hasPendingJob(db: Database.Database, libraryId: string, version 
   return payloads.some((p) => ((JSON.parse(p) as GitJobPayload).version ?? "") === version);
 }
 
+export function hasAnyPendingJob(db: Database.Database, libraryId: string): boolean {
+  return db.prepare("SELECT 1 FROM jobs WHERE library_id = ? AND state IN ('queued','running') LIMIT 1").get(libraryId) !== undefined;
+}
+
 export function jobToken(db: Database.Database, key: Buffer, jobId: number): string | undefined {
   return getSecret(db, key, tokenName(jobId));
 }

@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
-import { LdsError } from "../errors.js";
 import { recordAudit } from "./audit.js";
-import { enqueueJob, type JobPayload } from "./jobs.js";
+import { enqueueJob, hasAnyPendingJob, type JobPayload } from "./jobs.js";
 import { getSetting, setSetting } from "./settings.js";
+import { libraryBusy } from "./store.js";
 
 export type LibraryState = "queued" | "fetching" | "parsing" | "embedding" | "finalized" | "failed";
 
@@ -157,11 +157,7 @@ export function relocateLibrary(
 export function removeLibrary(db: Database.Database, libraryId: string): number[] {
   return db.transaction(() => {
     // Checked inside the transaction: a job claimed meanwhile would write into a library that is gone.
-    if (db.prepare("SELECT 1 FROM jobs WHERE library_id = ? AND state IN ('queued','running')").get(libraryId)) {
-      throw new LdsError("library_busy", `${libraryId} is being processed; it can be removed when its job has finished.`, {
-        hint: "Wait until its state is finalized or failed, then remove it again.",
-      });
-    }
+    if (hasAnyPendingJob(db, libraryId)) throw libraryBusy(libraryId);
     const snippetIds = db.prepare("SELECT id FROM snippets WHERE library_id = ?").pluck().all(libraryId) as number[];
     const jobIds = db.prepare("SELECT id FROM jobs WHERE library_id = ?").pluck().all(libraryId) as number[];
     const dropToken = db.prepare("DELETE FROM secrets WHERE name = ?");

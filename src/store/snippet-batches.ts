@@ -14,6 +14,11 @@ export function liveBatch(db: Database.Database, libraryId: string, version: str
   return (db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(libraryId, version) as number | undefined) ?? 0;
 }
 
+/** The versions ("" = current content) of which a library holds rows, in any batch. */
+export function versionsWithRows(db: Database.Database, libraryId: string): string[] {
+  return db.prepare("SELECT DISTINCT version FROM snippets WHERE library_id = ? ORDER BY version").pluck().all(libraryId) as string[];
+}
+
 /** SQL true for a row of `snippets s` that readers see (for queries over many library versions at once). */
 export const LIVE_ROW = `s.batch = coalesce((SELECT b.batch FROM snippet_batches b
   WHERE b.library_id = s.library_id AND b.version = s.version AND b.state = 'live'), 0)`;

@@ -6,6 +6,7 @@
  * The SQLite engine (store/sqlite-store.ts) implements it over lds.db; work that only SQLite does (migrations,
  * `VACUUM INTO` snapshots, checking an archive's database copy) stays in the engine's own modules.
  */
+import { LdsError } from "../errors.js";
 import type { AccessPolicy, Plan, Role, Team, User } from "./accounts.js";
 import type { Admin } from "./admins.js";
 import type { ApiKeyListing, Caller } from "./api-keys.js";
@@ -67,6 +68,8 @@ export interface SnippetStore {
   load(libraryId: string, version: string, ids: number[]): Promise<StoredSnippet[]>;
   /** Every snippet in pages of `size` by id, for rebuilding the vector index without holding them all. */
   pages(size: number): AsyncIterable<EmbeddableSnippet[]>;
+  /** The versions ("" = current content) of which a library holds snippets, in any batch. */
+  versions(libraryId: string): Promise<string[]>;
   /** The batch readers are served of a library version (0 before its first published batch). */
   liveBatch(libraryId: string, version: string): Promise<number>;
   /**
@@ -115,6 +118,8 @@ export interface JobStore {
   hasQueued(): Promise<boolean>;
   /** Whether a job for this library version waits or runs. */
   hasPending(libraryId: string, version?: string): Promise<boolean>;
+  /** Whether any job of the library (any version) waits or runs. */
+  hasAnyPending(libraryId: string): Promise<boolean>;
   token(jobId: number): Promise<string | undefined>;
   finish(jobId: number, error: string | null): Promise<void>;
   /** At start: jobs that were running when the process died run again. */
@@ -252,6 +257,13 @@ export interface Store {
 /** The branch a library serves, as last fetched; undefined before its first ingestion. */
 export function servedBranch(library: Pick<LibraryRow, "branches">): string | undefined {
   return (JSON.parse(library.branches) as Array<{ name: string }>)[0]?.name;
+}
+
+/** A library one of whose jobs waits or runs cannot be removed: the job would write into a library that is gone. */
+export function libraryBusy(libraryId: string): LdsError {
+  return new LdsError("library_busy", `${libraryId} is being processed; it can be removed when its job has finished.`, {
+    hint: "Wait until its state is finalized or failed, then remove it again.",
+  });
 }
 
 /** A wiki site as connections record it: no trailing slash, lower case. */
