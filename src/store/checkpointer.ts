@@ -22,7 +22,11 @@ export function startCheckpointer(databases: Array<{ db: Database.Database; file
   const worker = new Worker(ENTRY, { workerData: { files: databases.map((d) => d.file), intervalMs } });
   for (const { db } of databases) db.pragma("wal_autocheckpoint = 0");
   let stopping = false;
+  let failed = false;
+  // A thread that throws also exits: the connections fall back, and the failure is reported, once.
   const fallBack = (err: Error) => {
+    if (failed) return;
+    failed = true;
     for (const { db } of databases) if (db.open) db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     if (!stopping) onFailure(err);
   };

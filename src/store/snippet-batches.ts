@@ -11,7 +11,12 @@ import type { NewSnippet } from "./snippets.js";
 
 /** The batch readers see of a library version: the published one, or 0 (rows from before batches existed). */
 export function liveBatch(db: Database.Database, libraryId: string, version: string): number {
-  return (db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(libraryId, version) as number | undefined) ?? 0;
+  return publishedBatch(db, libraryId, version) ?? 0;
+}
+
+/** The batch last published for a library version; undefined before the first. */
+function publishedBatch(db: Database.Database, libraryId: string, version: string): number | undefined {
+  return db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(libraryId, version) as number | undefined;
 }
 
 /** The versions ("" = current content) of which a library holds rows, in any batch. */
@@ -55,7 +60,7 @@ export function appendToBatch(db: Database.Database, libraryId: string, version:
 export function publishBatch(db: Database.Database, libraryId: string, version: string, batch: number): void {
   db.transaction(() => {
     requireWriting(db, libraryId, version, batch);
-    const previous = db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(libraryId, version) as number | undefined;
+    const previous = publishedBatch(db, libraryId, version);
     if (previous !== undefined) {
       db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(libraryId, version, previous);
     } else if (db.prepare("SELECT 1 FROM snippets WHERE library_id = ? AND version = ? AND batch = 0 LIMIT 1").get(libraryId, version)) {

@@ -6,9 +6,10 @@ import { liveBatch } from "./snippet-batches.js";
  * engine brings its own). `expression` is an FTS5 query built by search/query-terms.ts, never a client's text.
  */
 
-/** BM25 weights of title, description and content: a query word in a section's title says most about it. */
 // Every query below checks each matching row's owner through snippets_owner (schema 11), a covering index: the
 // planner would otherwise read the table's text-laden pages for it.
+
+/** BM25 weights of title, description and content: a query word in a section's title says most about it. */
 const BM25 = "bm25(snippets_fts, 4.0, 2.0, 1.0)";
 
 /** A library version's snippets matching `expression` with their BM25 relevance (higher is better), best first. */
@@ -24,14 +25,7 @@ export function bm25ScoredSnippets(db: Database.Database, libraryId: string, ver
 
 /** The ids of a library version's snippets matching `expression`, best BM25 first. */
 export function bm25SnippetIds(db: Database.Database, libraryId: string, version: string, expression: string, depth: number): number[] {
-  return db
-    .prepare(
-      `SELECT s.id FROM snippets_fts JOIN snippets s INDEXED BY snippets_owner ON s.id = snippets_fts.rowid
-       WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ? AND s.batch = ?
-       ORDER BY ${BM25} LIMIT ?`,
-    )
-    .pluck()
-    .all(expression, libraryId, version, liveBatch(db, libraryId, version), depth) as number[];
+  return bm25ScoredSnippets(db, libraryId, version, expression, depth).map((hit) => hit.id);
 }
 
 /**
