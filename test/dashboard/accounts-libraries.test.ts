@@ -47,6 +47,8 @@ describe("the dashboard: teams, keys and libraries, in Chromium", () => {
     await teamForm.getByLabel("Plan").selectOption("pro");
     await teamForm.getByRole("button", { name: "Create team" }).click();
     await page.getByTestId("teams").getByRole("rowheader", { name: "docs" }).waitFor();
+    // A successful submit clears the form's text fields.
+    await expect.poll(() => teamForm.getByLabel("Name").inputValue()).toBe("");
     // The same name again: the API's message, shown as such.
     await teamForm.getByLabel("Name").fill("docs");
     await teamForm.getByRole("button", { name: "Create team" }).click();

@@ -20,12 +20,16 @@ export function AccountsPage() {
   const [error, setError] = useState<unknown>();
   const [confirm, setConfirm] = useState<{ title: string; label: string; text: string; run: () => Promise<unknown> }>();
   const reloadAll = () => Promise.all([teams.reload(), users.reload(), keys.reload()]);
-  /** Answers whether it worked, so that a form keeps what was typed when it did not. */
+  /**
+   * Answers whether it worked, so that a form keeps what was typed when it did not. It answers as soon as the
+   * change is made, before the lists reload: a form cleared only after the reload would wipe what the operator
+   * typed meanwhile (the new row is already on screen by then).
+   */
   const act = async (work: () => Promise<unknown>): Promise<boolean> => {
     setError(undefined);
     try {
       await work();
-      await reloadAll();
+      void reloadAll();
       return true;
     } catch (err) {
       setError(err);
