@@ -16,6 +16,8 @@ export interface ReadArchiveOptions {
   onManifest?: (manifest: Manifest) => void;
   /** Bytes of the (uncompressed) archive read so far. */
   onProgress?: (bytes: number) => void;
+  /** Called once an extracted file is written and its checksum matched, while later files may still stream. */
+  onFileVerified?: (file: ManifestFile, extractedTo: string) => void;
   signal?: AbortSignal;
 }
 
@@ -79,7 +81,8 @@ function readWith(input: Readable, options: ReadArchiveOptions, setAbort: (liste
         if (!manifest) return readManifestEntry(entry);
         const listed = admit(entry, manifest, seen);
         if (!options.extractTo) return entry.resume();
-        pendingWrites.push(extractEntry(entry, listed, options.extractTo, (n) => options.onProgress?.((bytes += n))));
+        const written = extractEntry(entry, listed, options.extractTo, (n) => options.onProgress?.((bytes += n)));
+        pendingWrites.push(written.then((target) => (settled ? undefined : options.onFileVerified?.(listed, target))));
         pendingWrites.at(-1)!.catch(fail);
       } catch (err) {
         entry.resume();
@@ -127,13 +130,13 @@ function admit(entry: ReadEntry, manifest: Manifest, seen: Set<string>): Manifes
   return listed;
 }
 
-/** Write one entry under `root` while hashing it; resolves once the file is flushed and its hash matches. */
-function extractEntry(entry: ReadEntry, listed: ManifestFile, root: string, progress: (n: number) => void): Promise<void> {
+/** Write one entry under `root` while hashing it; resolves with its path once the file is flushed and its hash matches. */
+function extractEntry(entry: ReadEntry, listed: ManifestFile, root: string, progress: (n: number) => void): Promise<string> {
   const target = path.join(root, listed.path);
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   const out = fs.createWriteStream(target, { flags: "wx", mode: 0o600 });
   const hash: Hash = createHash("sha256");
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     entry.on("data", (chunk: Buffer) => {
       hash.update(chunk);
       progress(chunk.length);
@@ -147,7 +150,7 @@ function extractEntry(entry: ReadEntry, listed: ManifestFile, root: string, prog
     out.on("finish", () => {
       const digest = hash.digest("hex");
       if (digest !== listed.sha256) reject(corrupt(`${listed.path} fails its checksum (the file is damaged)`));
-      else resolve();
+      else resolve(target);
     });
   });
 }

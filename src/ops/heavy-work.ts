@@ -15,6 +15,11 @@ export function runHeavyWorkOffThread(enabled: boolean): void {
   offThread = enabled;
 }
 
+/** Whether this process is a server whose background threads must yield to its requests. */
+export function heavyWorkYieldsToRequests(): boolean {
+  return offThread;
+}
+
 type Task<K extends HeavyTask> = (typeof HEAVY_TASKS)[K];
 
 /** Run a heavy task: in a worker thread when the server asked for it, else inline. Errors keep their code and hint. */

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { isLdsError } from "../../src/errors.js";
 import { restore } from "../../src/ops/restore.js";
@@ -39,6 +40,26 @@ function withValidChecksums(alter: (entry: RawEntry) => void, target: string): s
   return build(list);
 }
 
+/** Change a database entry with SQL (shadow tables included), then VACUUM it as a backup leaves it (no free pages). */
+function alterDatabase(entry: RawEntry, sql: string): void {
+  const file = path.join(tempDir("lds-hostile-"), "altered.db");
+  fs.writeFileSync(file, entry.body!);
+  const altered = new Database(file);
+  altered.unsafeMode(true);
+  altered.exec(sql);
+  altered.exec("VACUUM");
+  altered.close();
+  entry.body = fs.readFileSync(file);
+}
+
+/** One more page at the end of the file that no table uses, the header's page count raised to include it. */
+function addUnusedPage(entry: RawEntry): void {
+  const pageSize = entry.body!.readUInt16BE(16);
+  const body = Buffer.concat([entry.body!, Buffer.alloc(pageSize)]);
+  body.writeUInt32BE(body.readUInt32BE(28) + 1, 28);
+  entry.body = body;
+}
+
 const cases: Array<{ name: string; code: "archive_unsafe" | "archive_corrupt"; message: RegExp; make: () => string }> = [
   { name: "a ../ path", code: "archive_unsafe", message: /unsafe path/, make: () => build([manifest(), { path: "../escaped", body: Buffer.from("x") }, db(), vectors(), key()]) },
   { name: "an absolute path", code: "archive_unsafe", message: /unsafe path/, make: () => build([manifest(), { path: "/tmp/lds-escaped", body: Buffer.from("x") }, db(), vectors(), key()]) },
@@ -58,6 +79,13 @@ const cases: Array<{ name: string; code: "archive_unsafe" | "archive_corrupt"; m
   { name: "a size that differs from the manifest", code: "archive_corrupt", message: /the manifest says/, make: () => { const k = key(); k.body = Buffer.concat([k.body!, Buffer.from("x")]); return build([manifest(), db(), vectors(), k]); } },
   { name: "a missing file", code: "archive_corrupt", message: /key\/secret.key missing/, make: () => build([manifest(), db(), vectors()]) },
   { name: "a database that fails integrity_check (checksums recomputed)", code: "archive_corrupt", message: /db\/lds.db (fails SQLite's integrity_check|is not a readable SQLite database)/, make: () => withValidChecksums((d) => { d.body = Buffer.from(d.body!); d.body.fill(0xff, 4096, 4200); }, "db/lds.db") },
+  {
+    name: "a damaged full-text index (checksums recomputed)",
+    code: "archive_corrupt",
+    message: /db\/lds.db fails SQLite's integrity_check \(fts5: corruption found/,
+    make: () => withValidChecksums((d) => alterDatabase(d, "UPDATE snippets_fts_data SET block = zeroblob(length(block)) WHERE id = (SELECT max(id) FROM snippets_fts_data)"), "db/lds.db"),
+  },
+  { name: "a database page no table uses (checksums recomputed)", code: "archive_corrupt", message: /db\/lds.db fails SQLite's integrity_check \(.*never used/, make: () => withValidChecksums(addUnusedPage, "db/lds.db") },
   { name: "a key of the wrong length (checksums recomputed)", code: "archive_corrupt", message: /key\/secret.key is 16 bytes/, make: () => withValidChecksums((k) => { k.body = k.body!.subarray(0, 16); }, "key/secret.key") },
   { name: "a key that does not belong to its database (checksums recomputed)", code: "archive_corrupt", message: /key\/secret.key is not the key db\/lds.db was sealed with/, make: () => withValidChecksums((k) => { k.body = randomBytes(32); }, "key/secret.key") },
   { name: "a truncated archive", code: "archive_corrupt", message: /tar|truncated/i, make: () => bytes(goodBytes.subarray(0, Math.floor(goodBytes.length / 2) + 100)) },

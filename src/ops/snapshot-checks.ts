@@ -1,0 +1,37 @@
+import type { CheckResult } from "../archive/check-snapshot.js";
+import { ARCHIVE_FILES, type Manifest, type ManifestFile } from "../archive/manifest.js";
+import { checkVirtualTablesInThread } from "../archive/virtual-table-check.js";
+import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
+
+/**
+ * The checks of an archive that verify and restore extract, overlapped with the extraction: lds.db's full-text
+ * index check (about 80% of the checking time) starts on a thread of its own as soon as lds.db is extracted and
+ * its checksum matched, while vectors.db still streams; everything else runs once every file is there. Every byte
+ * is checked exactly as before; only the order changes. Call dispose() when done, whatever happened.
+ */
+export class SnapshotChecks {
+  private readonly stopper = new AbortController();
+  private virtualTables: Promise<void> | undefined;
+
+  constructor(private readonly dir: string) {}
+
+  /** For readArchive's onFileVerified. */
+  readonly fileVerified = (file: ManifestFile, extractedTo: string): void => {
+    if (file.path !== ARCHIVE_FILES.db) return;
+    this.virtualTables = checkVirtualTablesInThread(extractedTo, file.path, { yieldToRequests: heavyWorkYieldsToRequests(), signal: this.stopper.signal });
+    // Awaited in results(); a failure before then must not count as unhandled.
+    this.virtualTables.catch(() => {});
+  };
+
+  /** Every check's result, once readArchive has extracted every file. Throws the first damage found. */
+  async results(manifest: Manifest): Promise<CheckResult[]> {
+    if (!this.virtualTables) return runHeavy("checkExtractedSnapshot", this.dir, manifest);
+    const [results] = await Promise.all([runHeavy("checkExtractedSnapshot", this.dir, manifest, { virtualTablesCheckedElsewhere: true }), this.virtualTables]);
+    return results;
+  }
+
+  /** Stop a check still running: the read failed, or a check did. */
+  dispose(): void {
+    this.stopper.abort();
+  }
+}
