@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { arg, bench as benchRuns, fresh } from "./lib/measure.js";
+import { arg, bench as benchRuns, benchInTurns, fresh } from "./lib/measure.js";
 import { makeVolume } from "./make-volume.js";
 
 const bench = (argv, prepare) => benchRuns(runs, argv, { prepare });
@@ -31,34 +31,36 @@ for (const size of sizes) {
   await makeVolume(volume, size);
   const volumeBytes = ["lds.db", "vectors.db", "secret.key"].reduce((s, n) => s + fs.statSync(path.join(volume, n)).size, 0);
 
-  const out = path.join(work, "out");
-  const backup = bench(lds("backup", "--data-dir", volume, "--to", out), () => fresh(out));
-  const archive = path.join(out, fs.readdirSync(out)[0]);
-  const archiveBytes = fs.statSync(archive).size;
-
-  const base = path.join(work, "baseline");
-  const baseline = bench(
-    ["bash", "-c", `set -e; cd ${base}; sqlite3 ${volume}/lds.db ".backup lds.db"; sqlite3 ${volume}/vectors.db ".backup vectors.db"; cp ${volume}/secret.key .; tar cf ../baseline.tar lds.db vectors.db secret.key; sha256sum ../baseline.tar >/dev/null; rm lds.db vectors.db secret.key`],
-    () => fresh(base),
-  );
-
-  const verify = bench(lds("verify", archive));
-  const sha = bench(["sha256sum", archive]);
-
-  const target = path.join(work, "restore-target");
-  const restore = bench(lds("restore", archive, "--data-dir", target, "--yes"), () => fresh(target));
-  const untar = path.join(work, "untar");
-  const tarx = bench(["bash", "-c", `set -e; sha256sum ${archive} >/dev/null; tar xf ${archive} -C ${untar}`], () => fresh(untar));
-
-  // Encrypted with age to a recipient (issue 15): the same backup and restore, side by side (target ≤ 1.3x).
+  // Each LDS command and its baseline run in turns (see benchInTurns): one step's writeback must not land on one side.
   const keys = path.join(work, "age");
   fresh(keys);
   execFileSync("age-keygen", ["-o", path.join(keys, "identity.txt")], { stdio: "ignore" });
   const recipient = execFileSync("age-keygen", ["-y", path.join(keys, "identity.txt")], { encoding: "utf8" }).trim();
+  const out = path.join(work, "out");
+  const base = path.join(work, "baseline");
   const ageOut = path.join(work, "out-age");
-  const backupAge = bench(lds("backup", "--data-dir", volume, "--to", ageOut, "--age-recipient", recipient), () => fresh(ageOut));
+  const [backup, baseline, backupAge] = benchInTurns(runs, [
+    { argv: lds("backup", "--data-dir", volume, "--to", out), prepare: () => fresh(out) },
+    {
+      argv: ["bash", "-c", `set -e; cd ${base}; sqlite3 ${volume}/lds.db ".backup lds.db"; sqlite3 ${volume}/vectors.db ".backup vectors.db"; cp ${volume}/secret.key .; tar cf ../baseline.tar lds.db vectors.db secret.key; sha256sum ../baseline.tar >/dev/null; rm lds.db vectors.db secret.key`],
+      prepare: () => fresh(base),
+    },
+    // Encrypted with age to a recipient (issue 15): the same backup and restore, side by side (target ≤ 1.3x).
+    { argv: lds("backup", "--data-dir", volume, "--to", ageOut, "--age-recipient", recipient), prepare: () => fresh(ageOut) },
+  ]);
+  const archive = path.join(out, fs.readdirSync(out)[0]);
+  const archiveBytes = fs.statSync(archive).size;
   const ageArchive = path.join(ageOut, fs.readdirSync(ageOut)[0]);
-  const restoreAge = bench(lds("restore", ageArchive, "--data-dir", target, "--yes", "--identity", path.join(keys, "identity.txt")), () => fresh(target));
+
+  const [verify, sha] = benchInTurns(runs, [{ argv: lds("verify", archive) }, { argv: ["sha256sum", archive] }]);
+
+  const target = path.join(work, "restore-target");
+  const untar = path.join(work, "untar");
+  const [restore, tarx, restoreAge] = benchInTurns(runs, [
+    { argv: lds("restore", archive, "--data-dir", target, "--yes"), prepare: () => fresh(target) },
+    { argv: ["bash", "-c", `set -e; sha256sum ${archive} >/dev/null; tar xf ${archive} -C ${untar}`], prepare: () => fresh(untar) },
+    { argv: lds("restore", ageArchive, "--data-dir", target, "--yes", "--identity", path.join(keys, "identity.txt")), prepare: () => fresh(target) },
+  ]);
 
   const gzOut = path.join(work, "out-gz");
   const backupGz = bench(lds("backup", "--data-dir", volume, "--to", gzOut, "--gzip"), () => fresh(gzOut));

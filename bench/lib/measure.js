@@ -50,3 +50,20 @@ export function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : fallback;
 }
+
+/**
+ * Several commands measured in turns (a, b, c, a, b, c…) rather than each `runs` times in a row, so that drift in
+ * the machine's state (the writeback of an earlier step, a warming cache, a neighbour) falls on all of them alike.
+ * Each case is { argv, prepare? }; answers one { seconds (median), rssMiB (largest) } per case, in order.
+ */
+export function benchInTurns(runs, cases) {
+  const samples = cases.map(() => []);
+  for (let i = 0; i < runs; i++) {
+    cases.forEach(({ argv, prepare = () => {} }, k) => {
+      prepare();
+      samples[k].push(measure(argv));
+    });
+  }
+  return samples.map((list) => ({ seconds: median(list.map((s) => s.seconds)), rssMiB: Math.max(...list.map((s) => s.rssMiB)) }));
+}
+
