@@ -18,6 +18,6 @@ await new Upload({
   client,
   params: { Bucket: bucket, Key: key, Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) },
   // The same part size and parallelism as LDS's S3 driver, so only the pipeline differs.
-  partSize: Math.max(16 << 20, Math.ceil(size / 9000)),
+  partSize: Math.max(8 << 20, Math.ceil(size / 9000)),
   queueSize: 2,
 }).done();

@@ -8,13 +8,13 @@ import {
   PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LdsError } from "../errors.js";
 import { assertArchiveName, isArchiveName, notFound, probeName, type ArchiveInfo, type Destination } from "./destination.js";
 import { resumableStream } from "./resumable-stream.js";
+import { uploadInParts } from "./s3-multipart.js";
 import { s3Error } from "./s3-errors.js";
 
 export interface S3DestinationOptions {
@@ -30,7 +30,12 @@ export interface S3DestinationOptions {
   forcePathStyle?: boolean;
   /** Key prefix inside the bucket ("backups/lds"); archives are stored as <prefix>/<name>. @default "" */
   prefix?: string;
-  /** Smallest multipart part. It grows with the archive so that no upload needs more than 9,000 parts. @default 16 MiB */
+  /**
+   * Smallest multipart part. It grows with the archive so that no upload needs more than 9,000 parts (72 GiB at
+   * 8 MiB). Memory is (queueSize + 1) parts: a backup peaked at 155-164 MiB with 8 MiB parts, 186 with 16 MiB (192
+   * with lib-storage), at the same speed against a local store (docs/benchmarks.md, the AWS CLI's default too).
+   * @default 8 MiB
+   */
   minPartSize?: number;
   /** Parts uploaded in parallel; memory is about partSize × (queueSize + 1). @default 2 */
   queueSize?: number;
@@ -130,30 +135,19 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
           hint: "Another backup wrote that name in the same second; run the backup again.",
         });
       }
-      const partSize = Math.max(options.minPartSize ?? 16 * MiB, Math.ceil((opts.size ?? 0) / MAX_PARTS));
-      const upload = new Upload({
-        client,
-        params: { Bucket: options.bucket, Key: keyOf(name), Body: body },
-        partSize,
-        queueSize: options.queueSize ?? 2,
-        leavePartsOnError: false,
-      });
-      const onAbort = () => void upload.abort().catch(() => {});
+      const partSize = Math.max(options.minPartSize ?? 8 * MiB, Math.ceil((opts.size ?? 0) / MAX_PARTS));
       // Aborted while the name was being checked: an "abort" event already fired reaches no listener added now.
       if (opts.signal?.aborted) {
         body.destroy();
         throw Object.assign(new Error("aborted"), { name: "AbortError" });
       }
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        await upload.done();
+        await uploadInParts(body, { client, bucket: options.bucket, key: keyOf(name), partSize, queueSize: options.queueSize ?? 2, signal: opts.signal });
       } catch (err) {
         body.destroy();
         await abortUploads(keyOf(name));
         if (opts.signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
         throw fail(err, `uploading ${name}`);
-      } finally {
-        opts.signal?.removeEventListener("abort", onAbort);
       }
       return stat(name);
     },

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Destination } from "../../src/destinations/destination.js";
@@ -80,6 +81,20 @@ export function destinationConformance(label: string, setup: () => Promise<Confo
       await target.putForeign("lds-backup-garbage.tar", Buffer.from("not ours by name"));
       for (const name of [names[1]!, names[3]!, names[0]!]) await target.destination.put(name, body(name));
       expect(await listNames(target.destination)).toEqual([names[3], names[1], names[0]]);
+    });
+
+    it("stores a body of several parts byte for byte, from chunks that do not line up with the parts", async () => {
+      const { destination } = await setup();
+      // 12.3 MiB in chunks of 300,007 bytes: with 5 MiB parts, two full parts and a short last one, each part
+      // filled from pieces of several chunks.
+      const whole = randomBytes(12 * 1024 * 1024 + 300 * 1024);
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < whole.length; at += 300_007) chunks.push(whole.subarray(at, at + 300_007));
+      const info = await destination.put(names[3]!, Readable.from(chunks), { size: whole.length });
+      expect(info.size).toBe(whole.length);
+      const hash = createHash("sha256");
+      for await (const chunk of await destination.get(names[3]!)) hash.update(chunk as Buffer);
+      expect(hash.digest("hex")).toBe(createHash("sha256").update(whole).digest("hex"));
     });
 
     it("is atomic: a put whose body fails leaves nothing behind, not even a hidden temp", async () => {
