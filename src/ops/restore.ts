@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { SnapshotChecks } from "./snapshot-checks.js";
+import { extractAndCheck } from "./snapshot-checks.js";
 import { compatibility } from "../archive/compatibility.js";
 import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
-import { readArchive } from "../archive/read-archive.js";
 import { dataVolume, fileTimestamp } from "../config/data-volume.js";
 import { pipeline } from "node:stream/promises";
 import type { Destination } from "../destinations/destination.js";
@@ -67,23 +66,15 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
     const local = options.download ? await downloadArchive(options.download, work, options.signal) : options.archive;
     const { stream } = await openArchive(openArchiveFile(local).stream, options.keys ?? NO_KEYS);
     let total = 0;
-    const snapshotChecks = new SnapshotChecks(work);
-    let manifest: Manifest;
-    try {
-      manifest = await readArchive(stream, {
-        extractTo: work,
-        signal: options.signal,
-        onManifest: (m) => {
-          refuseIfNewer(m);
-          total = m.files.reduce((sum, f) => sum + f.size, 0);
-        },
-        onProgress: (bytes) => options.onProgress?.(bytes, total),
-        onFileVerified: snapshotChecks.fileVerified,
-      });
-      await snapshotChecks.results(manifest);
-    } finally {
-      snapshotChecks.dispose();
-    }
+    const { manifest } = await extractAndCheck(stream, {
+      extractTo: work,
+      signal: options.signal,
+      onManifest: (m) => {
+        refuseIfNewer(m);
+        total = m.files.reduce((sum, f) => sum + f.size, 0);
+      },
+      onProgress: (bytes) => options.onProgress?.(bytes, total),
+    });
     if (!(await options.confirm(manifest))) {
       throw new LdsError("cancelled", "Restore cancelled; nothing was changed.");
     }

@@ -1,15 +1,28 @@
+import type { Readable } from "node:stream";
 import type { CheckResult } from "../archive/check-snapshot.js";
 import { ARCHIVE_FILES, type Manifest, type ManifestFile } from "../archive/manifest.js";
+import { readArchive, type ReadArchiveOptions } from "../archive/read-archive.js";
 import { checkVirtualTablesInThread } from "../archive/virtual-table-check.js";
 import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
+
+/** readArchive into `options.extractTo`, then every check of what it extracted (overlapped as SnapshotChecks says). */
+export async function extractAndCheck(input: Readable, options: ReadArchiveOptions & { extractTo: string }): Promise<{ manifest: Manifest; checks: CheckResult[] }> {
+  const snapshotChecks = new SnapshotChecks(options.extractTo);
+  try {
+    const manifest = await readArchive(input, { ...options, onFileVerified: snapshotChecks.fileVerified });
+    return { manifest, checks: await snapshotChecks.results(manifest) };
+  } finally {
+    snapshotChecks.dispose();
+  }
+}
 
 /**
  * The checks of an archive that verify and restore extract, overlapped with the extraction: lds.db's full-text
  * index check (about 80% of the checking time) starts on a thread of its own as soon as lds.db is extracted and
  * its checksum matched, while vectors.db still streams; everything else runs once every file is there. Every byte
- * is checked exactly as before; only the order changes. Call dispose() when done, whatever happened.
+ * is checked exactly as before; only the order changes. dispose() stops a check still running.
  */
-export class SnapshotChecks {
+class SnapshotChecks {
   private readonly stopper = new AbortController();
   private virtualTables: Promise<void> | undefined;
 

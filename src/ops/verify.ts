@@ -4,10 +4,9 @@ import path from "node:path";
 import type { CheckResult } from "../archive/check-snapshot.js";
 import { compatibility, type Compatibility } from "../archive/compatibility.js";
 import type { Manifest } from "../archive/manifest.js";
-import { readArchive } from "../archive/read-archive.js";
 import type { Destination } from "../destinations/destination.js";
 import { openSource } from "./archive-file.js";
-import { SnapshotChecks } from "./snapshot-checks.js";
+import { extractAndCheck } from "./snapshot-checks.js";
 import { NO_KEYS, openArchive, type AgeHeader, type ArchiveKeys } from "../archive/age.js";
 import { keyInClearWarning, type ArchiveWarning } from "../archive/archive-warnings.js";
 
@@ -44,24 +43,21 @@ export async function verify(archive: string, options: VerifyOptions = {}): Prom
   const { size } = source;
   const { stream, encryption } = await openArchive(source.stream, options.keys ?? NO_KEYS);
   const work = fs.mkdtempSync(path.join(options.tempDir ?? os.tmpdir(), "lds-verify-"));
-  const snapshotChecks = new SnapshotChecks(work);
   try {
     let total = 0;
-    const manifest = await readArchive(stream, {
+    const { manifest, checks: snapshotChecks } = await extractAndCheck(stream, {
       extractTo: work,
       signal: options.signal,
       onManifest: (m) => (total = m.files.reduce((sum, f) => sum + f.size, 0)),
       onProgress: (bytes) => options.onProgress?.(bytes, total),
-      onFileVerified: snapshotChecks.fileVerified,
     });
     const checks = [
       { part: "tar structure and manifest", ok: true as const, detail: `${manifest.files.length} files, all listed` },
       ...manifest.files.map((f) => ({ part: f.path, ok: true as const, detail: `sha256 ok (${f.size} bytes)` })),
-      ...await snapshotChecks.results(manifest),
+      ...snapshotChecks,
     ];
     return { archive, size, encryption, warnings: keyInClearWarning(encryption), manifest, compatibility: compatibility(manifest), checks, durationMs: Date.now() - started };
   } finally {
-    snapshotChecks.dispose();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
