@@ -1,6 +1,5 @@
-import { Worker } from "node:worker_threads";
-import { LdsError } from "../errors.js";
 import { builtModule } from "../util/built-module.js";
+import { workerAnswer } from "../util/worker-answer.js";
 import { damagedDatabase } from "./check-snapshot.js";
 
 const ENTRY = builtModule(import.meta.url, "./virtual-table-check-entry.js");
@@ -20,23 +19,11 @@ export interface VirtualTableCheckOptions {
  * extraction of the files after lds.db, it is no longer added to it. Rejects with the archive_corrupt error
  * checkExtractedSnapshot gives for the same damage, naming `part`.
  */
-export function checkVirtualTablesInThread(file: string, part: string, options: VirtualTableCheckOptions): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(ENTRY, { workerData: { file, yieldToRequests: options.yieldToRequests } });
-    const onAbort = () => {
-      void worker.terminate();
-      reject(new LdsError("interrupted", `The check of ${part} was stopped before it finished.`));
-    };
-    if (options.signal.aborted) return onAbort();
-    options.signal.addEventListener("abort", onAbort, { once: true });
-    worker.once("message", (answer: VirtualTableCheckAnswer) => {
-      if (answer.ok) resolve();
-      else reject(damagedDatabase(part, answer.integrity, answer.message));
-    });
-    worker.once("error", reject);
-    worker.once("exit", (code) => {
-      options.signal.removeEventListener("abort", onAbort);
-      if (code !== 0) reject(new Error(`the thread checking ${part} exited with code ${code}`));
-    });
+export async function checkVirtualTablesInThread(file: string, part: string, options: VirtualTableCheckOptions): Promise<void> {
+  const answer = await workerAnswer<VirtualTableCheckAnswer>(ENTRY, { file, yieldToRequests: options.yieldToRequests }, {
+    what: `the thread checking ${part}`,
+    signal: options.signal,
+    stoppedMessage: `The check of ${part} was stopped before it finished.`,
   });
+  if (!answer.ok) throw damagedDatabase(part, answer.integrity, answer.message);
 }
