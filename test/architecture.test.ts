@@ -64,7 +64,7 @@ function sqlOutsideStore(): string[] {
 }
 
 /**
- * The SQLite engine's own work, outside store/: opening and migrating lds.db, `VACUUM INTO` snapshots, checking and
+ * The SQLite engine's own work, outside store/: opening and migrating lds.db, snapshots, checking and
  * preparing an archive's database copy, and sqlite-vec. Only these may import store/ modules other than the
  * contract (store/store.ts) for more than types; everything else reaches records through `Store`.
  */

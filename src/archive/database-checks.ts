@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
+import { readFreePages } from "./free-pages.js";
 
 /** What SQLite's integrity check found wrong in a file that is a database. */
 export class IntegrityProblem extends Error {}
@@ -22,13 +23,13 @@ export function openForCheck(file: string): Database.Database {
  * then run on another thread.
  *
  * SQLite checks each stored table with its indexes (`integrity_check(table)`), but a per-table check skips the
- * accounting of the file's pages. So that is done here, when the file's layout makes it exact: no free pages and
- * no auto-vacuum pointer maps (a VACUUM INTO snapshot, which is what every LDS backup writes), every page but the
- * one holding SQLite's lock bytes must belong to exactly one b-tree (dbstat lists each page of each b-tree). Any
- * other file gets the whole pragma, virtual tables included.
+ * accounting of the file's pages. So that is done here, when the file has no auto-vacuum pointer maps (no LDS
+ * database has): every page but the one holding SQLite's lock bytes must belong either to exactly one b-tree
+ * (dbstat lists each page of each b-tree) or to the free list (walked like integrity_check walks it, see
+ * free-pages.ts), never to both. Any other file gets the whole pragma, virtual tables included.
  */
 export function checkStoredTables(db: Database.Database): void {
-  if (!hasPlainLayout(db)) return expectOk(db.pragma("integrity_check", { simple: true }));
+  if (hasPointerMaps(db)) return expectOk(db.pragma("integrity_check", { simple: true }));
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND rootpage > 0").pluck().all() as string[];
   for (const table of ["sqlite_schema", ...tables]) expectOk(db.pragma(`integrity_check(${quoted(table)})`, { simple: true }));
 
@@ -36,9 +37,18 @@ export function checkStoredTables(db: Database.Database): void {
   const pageSize = db.pragma("page_size", { simple: true }) as number;
   const lockPage = Math.floor(PENDING_BYTE_OFFSET / pageSize) + 1;
   const expected = pageCount - (pageCount >= lockPage ? 1 : 0);
+  const free = readFreePages(db.name, pageCount);
+  if ("problem" in free) throw new IntegrityProblem(free.problem);
+  const freePages = free.trunks.flatMap((t) => [t.page, ...t.leaves]);
+  if (freePages.includes(lockPage)) throw new IntegrityProblem(`the free list holds the lock-byte page ${lockPage}`);
   const { pages, distinctPages } = db.prepare("SELECT count(*) AS pages, count(DISTINCT pageno) AS distinctPages FROM dbstat").get() as { pages: number; distinctPages: number };
   if (distinctPages !== pages) throw new IntegrityProblem(`${pages - distinctPages} page(s) belong to more than one b-tree`);
-  if (pages !== expected) throw new IntegrityProblem(`${expected - pages} page(s) never used`);
+  if (freePages.length > 0) {
+    // One scan of dbstat; SQLite indexes the IN list itself.
+    const inUse = db.prepare("SELECT count(*) FROM dbstat WHERE pageno IN (SELECT value FROM json_each(?))").pluck().get(JSON.stringify(freePages)) as number;
+    if (inUse > 0) throw new IntegrityProblem(`${inUse} page(s) are both free and in use`);
+  }
+  if (pages + freePages.length !== expected) throw new IntegrityProblem(`${expected - pages - freePages.length} page(s) never used`);
 }
 
 /** The integrity checks of the virtual tables whose modules this connection has (FTS5's is the long one). */
@@ -47,16 +57,16 @@ export function checkVirtualTables(db: Database.Database): void {
   for (const table of tables) expectOk(db.pragma(`integrity_check(${quoted(table)})`, { simple: true }));
 }
 
-/** No free pages (so no freelist to walk) and no pointer-map pages: the header says so at bytes 32-39 and 52. */
-function hasPlainLayout(db: Database.Database): boolean {
+/** Auto-vacuum files interleave pointer-map pages with the rest: the header says so at byte 52. */
+function hasPointerMaps(db: Database.Database): boolean {
   const header = Buffer.alloc(100);
   const fd = fs.openSync(db.name, "r");
   try {
-    if (fs.readSync(fd, header, 0, 100, 0) < 100) return false;
+    if (fs.readSync(fd, header, 0, 100, 0) < 100) return true;
   } finally {
     fs.closeSync(fd);
   }
-  return header.readUInt32BE(32) === 0 && header.readUInt32BE(36) === 0 && header.readUInt32BE(52) === 0;
+  return header.readUInt32BE(52) !== 0;
 }
 
 export function expectOk(result: unknown): void {

@@ -2,7 +2,6 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import * as tar from "tar";
-import { hashFileSync } from "../util/files.js";
 import { APP_VERSION } from "../version.js";
 import { ARCHIVE_FILES, FORMAT_NAME, FORMAT_VERSION, MANIFEST_PATH, type Canary, type Manifest, type ManifestFile, type ManifestLibrary } from "./manifest.js";
 
@@ -16,15 +15,7 @@ export interface StagedSnapshot {
   canaries: Canary[];
 }
 
-/**
- * SHA-256 and size of each file of a staged snapshot, in archive order. Synchronous, so that it runs as a worker's
- * task (ops/heavy-tasks.ts): 1.3 GB of hashing would otherwise take a server's event loop in 1 MiB slices.
- */
-export function hashStagedFiles(dir: string): ManifestFile[] {
-  return Object.values(ARCHIVE_FILES).map((rel) => ({ path: rel, ...hashFileSync(path.join(dir, rel)) }));
-}
-
-/** Write manifest.json beside the staged files, with their hashes (hashStagedFiles). */
+/** Write manifest.json beside the staged files, with their hashes. */
 export async function writeManifest(snapshot: StagedSnapshot, createdAt: Date, files: ManifestFile[], appVersion = APP_VERSION): Promise<Manifest> {
   const manifest: Manifest = {
     format: FORMAT_NAME,

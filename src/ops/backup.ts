@@ -3,14 +3,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { dataVolume } from "../config/data-volume.js";
+import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
 import { archiveStream, writeManifest } from "../archive/write-archive.js";
+import { hashFilesInThread } from "../archive/hash-files-thread.js";
+import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
 import { checkRecipients, encryptArchive, type ArchiveEncryption } from "../archive/age.js";
 import { keyInClearWarning, type ArchiveWarning } from "../archive/archive-warnings.js";
-import { runHeavy } from "./heavy-work.js";
+import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
@@ -102,11 +104,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     const name = archiveName(createdAt, options.gzip ?? false, encrypted);
     staging = fs.mkdtempSync(path.join(volume.root, STAGING_PREFIX));
     options.onProgress?.({ phase: "snapshot", bytes: 0, totalBytes: 0 });
-    // In a worker thread: VACUUM INTO is synchronous and would stop a server's event loop for seconds.
-    const snapshot = await runHeavy("snapshotVolume", volume, staging);
-    throwIfAborted(options.signal);
-    const manifest = await writeManifest(snapshot, createdAt, await runHeavy("hashStagedFiles", staging));
-    throwIfAborted(options.signal);
+    const manifest = await snapshotAndDescribe(volume, staging, createdAt, options.signal);
 
     const snapshotDone = Date.now();
     const totalBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
@@ -157,6 +155,35 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     lock.release();
     entry.leave();
   }
+}
+
+/**
+ * Copy the volume into `staging` and write its manifest. The copies and the description run where runHeavy puts
+ * them (a worker thread in the server: they are synchronous SQLite work); each copied file is hashed on a thread
+ * of its own meanwhile, so that hashing 1 GiB is not added to the snapshot's time (vectors.db while lds.db is
+ * copied, lds.db while its libraries and canaries are read).
+ */
+async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal): Promise<Manifest> {
+  const hash = (...rels: string[]) => {
+    const hashed = hashFilesInThread(rels.map((rel) => path.join(staging, rel)), { yieldToRequests: heavyWorkYieldsToRequests(), signal });
+    hashed.catch(() => {}); // awaited below; a step that fails first must not leave it unhandled
+    return hashed;
+  };
+  await runHeavy("copyVectorIndex", volume, staging);
+  throwIfAborted(signal);
+  const vectorsHashed = hash(ARCHIVE_FILES.vectors);
+  await runHeavy("copyDatabaseAndKey", volume, staging);
+  throwIfAborted(signal);
+  const restHashed = hash(ARCHIVE_FILES.db, ARCHIVE_FILES.key);
+  const description = await runHeavy("describeSnapshot", path.join(staging, ARCHIVE_FILES.db));
+  const hashed = [...(await vectorsHashed), ...(await restHashed)];
+  throwIfAborted(signal);
+  // In archive order, as the manifest lists them.
+  const files = Object.values(ARCHIVE_FILES).map((rel) => {
+    const { sha256, size } = hashed.find((h) => h.file === path.join(staging, rel))!;
+    return { path: rel, sha256, size };
+  });
+  return writeManifest({ dir: staging, ...description }, createdAt, files);
 }
 
 async function applyRetention(destination: Destination, keep?: number): Promise<{ pruned: string[]; pruneError: string | null }> {

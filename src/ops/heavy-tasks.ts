@@ -1,7 +1,6 @@
 import { checkExtractedSnapshot } from "../archive/check-snapshot.js";
-import { snapshotVolume } from "../snapshot/snapshot-volume.js";
-import { hashStagedFiles } from "../archive/write-archive.js";
+import { copyDatabaseAndKey, copyVectorIndex, describeSnapshot, snapshotVolume } from "../snapshot/snapshot-volume.js";
 
-/** Synchronous work (SQLite snapshots and checks, hashing) that may run in a worker thread (see heavy-work.ts): called by name, inline or there. */
-export const HEAVY_TASKS = { snapshotVolume, hashStagedFiles, checkExtractedSnapshot };
+/** SQLite work (snapshots, their description, checks) that may run in a worker thread (see heavy-work.ts): called by name, inline or there. */
+export const HEAVY_TASKS = { snapshotVolume, copyVectorIndex, copyDatabaseAndKey, describeSnapshot, checkExtractedSnapshot };
 export type HeavyTask = keyof typeof HEAVY_TASKS;

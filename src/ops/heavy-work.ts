@@ -8,7 +8,7 @@ const WORKER_ENTRY = builtModule(import.meta.url, "./heavy-work-entry.js");
 let offThread = false;
 
 /**
- * The server turns this on at start: there, synchronous SQLite work (VACUUM INTO, integrity_check) would stop the
+ * The server turns this on at start: there, synchronous SQLite work (database snapshots, integrity_check) would stop the
  * event loop for seconds. A CLI process has nothing else to do, and a worker would only add memory (~30 MiB).
  */
 export function runHeavyWorkOffThread(enabled: boolean): void {

@@ -3,8 +3,8 @@ import { requeueAfterRestore } from "../store/jobs.js";
 import { loadVectorExtension } from "../vectors/vector-index.js";
 
 /**
- * Make the verified snapshots ready to serve, before they replace anything: switch WAL back on (VACUUM INTO
- * writes journal_mode=delete) and queue the libraries that were mid-indexing at snapshot time for re-indexing.
+ * Make the verified snapshots ready to serve, before they replace anything: switch WAL back on (the snapshot is
+ * in journal_mode=delete) and queue the libraries that were mid-indexing at snapshot time for re-indexing.
  * Migrations are not run here: the server runs them at its next start, as for any older database.
  */
 export function prepareRestoredDatabases(dbFile: string, vectorsFile: string, partial: string[]): string[] {

@@ -7,19 +7,29 @@ import { setting } from "../hints.js";
 import { ARCHIVE_FILES } from "../archive/manifest.js";
 import type { StagedSnapshot } from "../archive/write-archive.js";
 import { schemaVersion } from "../store/migrate.js";
-import { loadVectorExtension } from "../vectors/vector-index.js";
 import { keyMismatch } from "../store/key-match.js";
 import { librariesOfSnapshot } from "../store/manifest-view.js";
 import { canariesOf } from "./canaries.js";
+import { copyDatabase } from "./copy-database.js";
 
 
 /**
- * Copy the live databases and the key into `dir` while a server may keep writing. VACUUM INTO reads one
- * consistent state in a single short read transaction without blocking writers (the stepwise backup API
- * restarts on every write and never finishes under load, DESIGN §6). vectors.db is copied first: a snippet
- * written between the two copies then lacks a vector (re-indexing fixes it) rather than the reverse.
+ * Copy the live databases and the key into `dir` while a server may keep writing, and describe the copy. The three
+ * steps are separate so that a backup can hash each copied file on another thread while the next step runs
+ * (ops/backup.ts); this runs them in order.
  */
-export function snapshotVolume(volume: DataVolume, dir: string): StagedSnapshot {
+export async function snapshotVolume(volume: DataVolume, dir: string): Promise<StagedSnapshot> {
+  await copyVectorIndex(volume, dir);
+  await copyDatabaseAndKey(volume, dir);
+  return { dir, ...describeSnapshot(path.join(dir, ARCHIVE_FILES.db)) };
+}
+
+/**
+ * The first step: check that the volume is whole, lay out `dir`, copy vectors.db. vectors.db is copied before
+ * lds.db: a snippet written between the two copies then lacks a vector (re-indexing fixes it) rather than the
+ * reverse.
+ */
+export async function copyVectorIndex(volume: DataVolume, dir: string): Promise<void> {
   for (const [label, file] of [["database", volume.db], ["vector index", volume.vectors], ["key", volume.key]] as const) {
     if (!fs.existsSync(file)) {
       throw new LdsError("data_dir_invalid", `The ${label} ${file} does not exist: ${volume.root} is not an initialised data volume.`, {
@@ -27,14 +37,14 @@ export function snapshotVolume(volume: DataVolume, dir: string): StagedSnapshot 
       });
     }
   }
-  const target = (rel: string) => path.join(dir, rel);
-  for (const rel of Object.values(ARCHIVE_FILES)) fs.mkdirSync(path.dirname(target(rel)), { recursive: true, mode: 0o700 });
+  for (const rel of Object.values(ARCHIVE_FILES)) fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true, mode: 0o700 });
+  await copyDatabase(volume.vectors, path.join(dir, ARCHIVE_FILES.vectors), true);
+}
 
-  vacuumInto(volume.vectors, target(ARCHIVE_FILES.vectors), true);
-  vacuumInto(volume.db, target(ARCHIVE_FILES.db), false);
-  // Archived with the modes they have here: the databases hold credentials' seals, so 0600 like the key.
-  fs.chmodSync(target(ARCHIVE_FILES.vectors), 0o600);
-  fs.chmodSync(target(ARCHIVE_FILES.db), 0o600);
+/** The second step: copy lds.db and the key, and refuse a key that is not lds.db's. */
+export async function copyDatabaseAndKey(volume: DataVolume, dir: string): Promise<void> {
+  const target = (rel: string) => path.join(dir, rel);
+  await copyDatabase(volume.db, target(ARCHIVE_FILES.db), false);
   try {
     fs.copyFileSync(volume.key, target(ARCHIVE_FILES.key));
     fs.chmodSync(target(ARCHIVE_FILES.key), 0o600);
@@ -42,7 +52,6 @@ export function snapshotVolume(volume: DataVolume, dir: string): StagedSnapshot 
     throw fromSystemError(err, volume.key);
   }
   refuseForeignKey(target(ARCHIVE_FILES.db), target(ARCHIVE_FILES.key), volume);
-  return { dir, ...describeSnapshot(target(ARCHIVE_FILES.db)) };
 }
 
 /** An archive whose key does not belong to its database restores into a server that cannot start: never write one. */
@@ -57,21 +66,6 @@ function refuseForeignKey(dbFile: string, keyFile: string, volume: DataVolume): 
     }
   } finally {
     db.close();
-  }
-}
-
-function vacuumInto(source: string, destination: string, needsVectorExtension: boolean): void {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(source, { readonly: true, fileMustExist: true });
-    db.pragma("busy_timeout = 10000");
-    if (needsVectorExtension) loadVectorExtension(db);
-    db.prepare("VACUUM INTO ?").run(destination);
-  } catch (err) {
-    if (err instanceof LdsError) throw err;
-    throw fromSystemError(err, `the snapshot of ${source}`);
-  } finally {
-    db?.close();
   }
 }
 

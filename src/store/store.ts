@@ -4,7 +4,7 @@
  * contract only, and every operation answers a Promise, so that a second engine (PostgreSQL, for several replicas)
  * can sit behind it. Transactions stay inside an operation: a caller never holds one open across its own awaits.
  * The SQLite engine (store/sqlite-store.ts) implements it over lds.db; work that only SQLite does (migrations,
- * `VACUUM INTO` snapshots, checking an archive's database copy) stays in the engine's own modules.
+ * snapshots, checking an archive's database copy) stays in the engine's own modules.
  */
 import { LdsError } from "../errors.js";
 import type { AccessPolicy, Plan, Role, Team, User } from "./accounts.js";

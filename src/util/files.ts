@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
-/** SHA-256 and size of a file, read in large blocks (the hash, not the reads, is the limit: ~210 MB/s here). */
 /** SHA-256 and size of a file, read synchronously in 1 MiB blocks: for a worker thread, where blocking is the point. */
 export function hashFileSync(file: string): { sha256: string; size: number } {
   const hash = createHash("sha256");

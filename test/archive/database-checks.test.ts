@@ -26,6 +26,25 @@ function patchHeader(file: string, offset: number, change: (value: number) => nu
   fs.writeFileSync(file, bytes);
 }
 
+/** Rewrite a 4-byte big-endian field of page `page` (numbered from 1). */
+function patchPage(file: string, page: number, offset: number, change: (value: number) => number): void {
+  const bytes = fs.readFileSync(file);
+  const at = (page - 1) * bytes.readUInt16BE(16) + offset;
+  bytes.writeUInt32BE(change(bytes.readUInt32BE(at)), at);
+  fs.writeFileSync(file, bytes);
+}
+
+function copyOf(file: string): string {
+  const copy = path.join(tempDir("lds-checks-"), "copy.db");
+  fs.copyFileSync(file, copy);
+  return copy;
+}
+
+function messageOf(found: unknown): string {
+  expect(found).toBeInstanceOf(IntegrityProblem);
+  return (found as Error).message;
+}
+
 function check(file: string): unknown {
   const db = openForCheck(file);
   try {
@@ -50,12 +69,26 @@ describe("the integrity check of stored tables (virtual tables checked on anothe
     expect((found as Error).message).toMatch(/^\d+ page\(s\) never used$/);
   });
 
-  it("runs SQLite's whole integrity_check on a file with free pages, which walks the free list", () => {
+  it("accounts for the free pages of a file that has them, and finds a free list that lies", () => {
     const withFreePages = makeDatabase((db) => db.exec("DROP TABLE dropped"));
+    expect(fs.readFileSync(withFreePages).readUInt32BE(36)).toBeGreaterThan(0);
     expect(check(withFreePages)).toBe("ok");
-    patchHeader(withFreePages, 36, (count) => count + 1);
-    const found = check(withFreePages);
-    expect(found).toBeInstanceOf(IntegrityProblem);
-    expect((found as Error).message).toMatch(/free/i);
+
+    const counted = copyOf(withFreePages);
+    patchHeader(counted, 36, (count) => count + 1);
+    // SQLite's per-table check walks the free list too.
+    expect(messageOf(check(counted))).toMatch(/Freelist: size is \d+ but should be \d+/);
+
+    // The first trunk page lists page 2, which a table uses.
+    const shared = copyOf(withFreePages);
+    const trunk = fs.readFileSync(shared).readUInt32BE(32);
+    patchPage(shared, trunk, 8, () => 2);
+    // Only the page accounting finds this one: SQLite's per-table check sees each list alone.
+    expect(messageOf(check(shared))).toBe("1 page(s) are both free and in use");
+
+    // A trunk page that names itself as the next one: a loop, found rather than followed.
+    const looped = copyOf(withFreePages);
+    patchPage(looped, trunk, 0, () => trunk);
+    expect(messageOf(check(looped))).toMatch(/Freelist: 2nd reference to page \d+/);
   });
 });

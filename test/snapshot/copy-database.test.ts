@@ -1,0 +1,49 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { readFreePages } from "../../src/archive/free-pages.js";
+import { copyDatabase } from "../../src/snapshot/copy-database.js";
+import { tempDir } from "../helpers/temp.js";
+
+const MARKER = "deleted-library-text-7f3a";
+
+/** A WAL database that once held MARKER in rows since deleted: the pages they used are on its free list. */
+function liveDatabaseWithDeletedRows(): string {
+  const file = path.join(tempDir("lds-copy-"), "live.db");
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.exec("CREATE TABLE kept (body TEXT); CREATE TABLE removed (body TEXT)");
+  const keep = db.prepare("INSERT INTO kept VALUES (?)");
+  const remove = db.prepare("INSERT INTO removed VALUES (?)");
+  for (let i = 0; i < 100; i++) {
+    keep.run(`kept ${i} `.repeat(50));
+    // The marker sits at the end of a long value, in its overflow pages, which go to the free list whole.
+    remove.run(`${"filler ".repeat(3000)}${MARKER}`);
+  }
+  db.exec("DELETE FROM removed");
+  db.close();
+  return file;
+}
+
+describe("copying a live database for an archive", () => {
+  it("copies a consistent database in journal mode DELETE, private, with its free pages zeroed", async () => {
+    const source = liveDatabaseWithDeletedRows();
+    expect(fs.readFileSync(source).includes(MARKER)).toBe(true);
+    const copy = path.join(tempDir("lds-copy-"), "copy.db");
+    await copyDatabase(source, copy, false);
+
+    const bytes = fs.readFileSync(copy);
+    expect([bytes[18], bytes[19]]).toEqual([1, 1]);
+    expect(fs.existsSync(`${copy}-wal`)).toBe(false);
+    expect(fs.statSync(copy).mode & 0o777).toBe(0o600);
+    const free = readFreePages(copy);
+    expect("trunks" in free && free.trunks.flatMap((t) => [t.page, ...t.leaves]).length).toBeGreaterThan(100);
+    expect(bytes.includes(MARKER)).toBe(false);
+
+    const db = new Database(copy, { readonly: true });
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    expect(db.prepare("SELECT count(*) FROM kept").pluck().get()).toBe(100);
+    db.close();
+  });
+});
