@@ -23,7 +23,8 @@ function chunkNonce(counter: number, last: boolean): Buffer {
 }
 
 /**
- * Cut a byte stream into blocks of `size`, calling `block(bytes, last)` for each; a block is handed on only once it
+ * Cut a byte stream into blocks of `size`, calling `block(bytes, last)` for each (its output may come in parts,
+ * which are handed on in order); a block is handed on only once it
  * is known whether another follows (the last block gets the flag, and may be shorter or, for an empty stream,
  * empty). Full blocks are sliced from the incoming chunks without copying; only a partial block is kept.
  */
@@ -34,7 +35,7 @@ export interface Blocks {
   finish(): Buffer[];
 }
 
-function cutter(size: number, block: (bytes: Buffer, last: boolean) => Buffer): Blocks {
+function cutter(size: number, block: (bytes: Buffer, last: boolean) => Buffer | Buffer[]): Blocks {
   let held: Buffer | undefined; // a full block waiting to learn whether it is the last
   const partial = Buffer.alloc(size);
   let filled = 0;
@@ -56,25 +57,32 @@ function cutter(size: number, block: (bytes: Buffer, last: boolean) => Buffer): 
           full = Buffer.from(partial);
           filled = 0;
         }
-        if (held) out.push(block(held, false));
+        if (held) out.push(...[block(held, false)].flat());
         held = full;
       }
       return out;
     },
     finish() {
       const out: Buffer[] = [];
-      if (held && filled > 0) out.push(block(held, false));
-      out.push(filled > 0 ? block(partial.subarray(0, filled), true) : block(held ?? Buffer.alloc(0), true));
+      if (held && filled > 0) out.push(...[block(held, false)].flat());
+      out.push(...[filled > 0 ? block(partial.subarray(0, filled), true) : block(held ?? Buffer.alloc(0), true)].flat());
       return out;
     },
   };
 }
 
-function transformOf(blocks: Blocks): Transform {
+/**
+ * The blocks as a stream. `joined`: the blocks one input chunk completes leave as one buffer (a 1 MiB tar chunk
+ * is 16 sealed chunks): 16 times fewer pieces for every stream stage behind it to handle, which cost an encrypted
+ * backup more than the cipher itself (docs/benchmarks.md).
+ */
+function transformOf(blocks: Blocks, { joined = false } = {}): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       try {
-        for (const out of blocks.feed(chunk)) this.push(out);
+        const outs = blocks.feed(chunk);
+        if (joined && outs.length > 1) this.push(Buffer.concat(outs));
+        else for (const out of outs) this.push(out);
         callback();
       } catch (err) {
         callback(err as Error);
@@ -99,8 +107,10 @@ export function encryptPayload(key: Buffer): Transform {
       const cipher = createCipheriv("chacha20-poly1305", key, chunkNonce(counter++, last), { authTagLength: TAG });
       const sealed = cipher.update(plain);
       cipher.final();
-      return Buffer.concat([sealed, cipher.getAuthTag()]);
+      // Joined with the others of its input chunk by transformOf: one copy, not two.
+      return [sealed, cipher.getAuthTag()];
     }),
+    { joined: true },
   );
 }
 

@@ -73,6 +73,8 @@ function refuseForeignKey(dbFile: string, keyFile: string, volume: DataVolume): 
 export function describeSnapshot(dbFile: string): Omit<StagedSnapshot, "dir"> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
+    // It runs beside the hashing thread at a backup's peak of memory; a 16 MiB page cache made no query faster.
+    db.pragma("cache_size = -2048");
     const version = schemaVersion(db);
     return { schemaVersion: version, ...librariesOfSnapshot(db), canaries: canariesOf(db) };
   } finally {
