@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { readFreePages } from "../../src/archive/free-pages.js";
 import { copyDatabase } from "../../src/snapshot/copy-database.js";
+import { openVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
 
 const MARKER = "deleted-library-text-7f3a";
@@ -45,5 +46,21 @@ describe("copying a live database for an archive", () => {
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     expect(db.prepare("SELECT count(*) FROM kept").pluck().get()).toBe(100);
     db.close();
+  });
+
+  it("runs the live database with secure_delete, so a deleted row's text leaves its page too", () => {
+    const root = tempDir("lds-copy-");
+    const volume = openVolume(root);
+    const { db } = volume;
+    db.prepare("INSERT INTO teams (name, plan) VALUES ('t', 'pro')").run();
+    const add = db.prepare("INSERT INTO libraries (id, team_id, title, source, state) VALUES (?, 1, ?, 'git', 'finalized')");
+    add.run("/acme/kept", "kept library");
+    add.run("/acme/removed", MARKER);
+    db.prepare("DELETE FROM libraries WHERE id = '/acme/removed'").run();
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    volume.close();
+    const bytes = fs.readFileSync(path.join(root, "lds.db"));
+    expect(bytes.includes("kept library")).toBe(true);
+    expect(bytes.includes(MARKER)).toBe(false);
   });
 });
