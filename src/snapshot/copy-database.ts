@@ -21,6 +21,8 @@ export async function copyDatabase(source: string, destination: string, needsVec
   try {
     db = new Database(source, { readonly: true, fileMustExist: true });
     db.pragma("busy_timeout = 10000");
+    // Every page passes through once: a large page cache only adds to the backup's peak memory.
+    db.pragma("cache_size = -2048");
     if (needsVectorExtension) loadVectorExtension(db);
     // better-sqlite3 calls the callback after its first (empty) step; what it returns is the next step's size.
     await db.backup(destination, { progress: () => ALL_PAGES });
@@ -32,6 +34,8 @@ export async function copyDatabase(source: string, destination: string, needsVec
   }
   const copy = new Database(destination, { fileMustExist: true });
   try {
+    // A staged copy needs no durability (a crash discards it; the archive is fsynced): no flush for the switch.
+    copy.pragma("synchronous = OFF");
     copy.pragma("journal_mode = DELETE");
   } finally {
     copy.close();
