@@ -24,9 +24,9 @@ function chunkNonce(counter: number, last: boolean): Buffer {
 
 /**
  * Cut a byte stream into blocks of `size`, calling `block(bytes, last)` for each (its output may come in parts,
- * which are handed on in order); a block is handed on only once it
- * is known whether another follows (the last block gets the flag, and may be shorter or, for an empty stream,
- * empty). Full blocks are sliced from the incoming chunks without copying; only a partial block is kept.
+ * handed on in order); a block is handed on only once it is known whether another follows (the last block gets
+ * the flag, and may be shorter or, for an empty stream, empty). Full blocks are sliced from the incoming chunks
+ * without copying; only a partial block is kept.
  */
 export interface Blocks {
   /** The outputs of the blocks that `chunk` completed (all but one held back). */
