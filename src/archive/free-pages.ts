@@ -1,13 +1,13 @@
 import fs from "node:fs";
 
 /** The free pages of a database file, or what is wrong with its free list. */
-export type FreePages = { pageSize: number; pageCount: number; trunks: Array<{ page: number; leaves: number[] }> } | { problem: string };
+export type FreePages = { pageSize: number; trunks: Array<{ page: number; leaves: number[] }> } | { problem: string };
 
 /**
  * Walk the free list of a SQLite file (no connection needed; see sqlite.org/fileformat.html, "The Freelist"):
  * trunk pages chained from header offset 32, each listing leaf pages, `header[36]` pages in all. Every page number
- * is checked against the file's size (and `pagesInUse`, SQLite's page count) and seen once at most, and the count must match, so a hostile file yields a
- * problem, never a loop or a read outside it.
+ * is checked against the file's size (and `pagesInUse`, SQLite's page count) and seen once at most, and the count
+ * must match, so a hostile file yields a problem, never a loop or a read outside it.
  */
 export function readFreePages(file: string, pagesInUse?: number): FreePages {
   const fd = fs.openSync(file, "r");
@@ -41,7 +41,7 @@ export function readFreePages(file: string, pagesInUse?: number): FreePages {
       trunks.push({ page: trunk, leaves });
     }
     if (seen.size !== total) return { problem: `the free list holds ${seen.size} pages, the header says ${total}` };
-    return { pageSize, pageCount, trunks };
+    return { pageSize, trunks };
   } finally {
     fs.closeSync(fd);
   }
@@ -52,20 +52,17 @@ export function readFreePages(file: string, pagesInUse?: number): FreePages {
  * whole, trunk pages after their list. SQLite ignores that content; a copy made by the backup API would otherwise
  * carry it. The file must not be open in SQLite meanwhile.
  */
-export function zeroFreePages(file: string): number {
+export function zeroFreePages(file: string): void {
   const free = readFreePages(file);
   if ("problem" in free) throw new Error(`${file}: ${free.problem}`);
   const zeros = Buffer.alloc(free.pageSize);
   const fd = fs.openSync(file, "r+");
   try {
-    let zeroed = 0;
     for (const { page, leaves } of free.trunks) {
       const listEnd = 8 + 4 * leaves.length;
       fs.writeSync(fd, zeros, 0, free.pageSize - listEnd, (page - 1) * free.pageSize + listEnd);
       for (const leaf of leaves) fs.writeSync(fd, zeros, 0, free.pageSize, (leaf - 1) * free.pageSize);
-      zeroed += 1 + leaves.length;
     }
-    return zeroed;
   } finally {
     fs.closeSync(fd);
   }
