@@ -57,7 +57,7 @@ export async function remoteHead(options: Omit<FetchOptions, "dir" | "maxBytes">
   return commit;
 }
 
-type GitOptions = { url: URL; token?: string; caFile?: string; signal?: AbortSignal; dir?: string };
+export type GitOptions = { url: URL; token?: string; caFile?: string; signal?: AbortSignal; dir?: string };
 
 async function git(args: string[], options: GitOptions): Promise<string> {
   const env: Record<string, string> = {
@@ -76,19 +76,23 @@ async function git(args: string[], options: GitOptions): Promise<string> {
   throw gitError(String(result.stderr), options);
 }
 
-/** Map git's stderr to an error an operator can act on; the token is scrubbed from anything quoted. */
-function gitError(stderr: string, options: GitOptions): LdsError {
+/**
+ * Map git's stderr to an error an operator can act on; the token is scrubbed from anything quoted. HTTP statuses
+ * count only where git reports one ("The requested URL returned error: 403"): git quotes the URL in its messages,
+ * and a port or path holding "403" (https://host:40312/…) made a certificate failure read as a refused token.
+ */
+export function gitError(stderr: string, options: GitOptions): LdsError {
   const scrub = (s: string) => redactToken(s, options.token).trim().split("\n").pop()!.slice(0, 300);
   const where = `${options.url.host}${options.url.pathname}`;
   if (/No space left on device|Disk quota exceeded/i.test(stderr) || (/unable to write|write error|unable to checkout|unable to create/i.test(stderr) && nearlyFull(options.dir))) {
     return new LdsError("disk_full", `No space left on the data volume while fetching ${where}.`, { hint: "Free space on the data volume's filesystem, then refresh the library." });
   }
-  if (/Authentication failed|could not read Username|401|403|terminal prompts disabled/i.test(stderr)) {
+  if (/Authentication failed|could not read Username|returned error: 40[13]\b|terminal prompts disabled/i.test(stderr)) {
     return new LdsError("repository_auth_failed", `${where} refused access${options.token ? " with the given token" : " without a token"}.`, {
       hint: options.token ? "Check that the token is valid and may read this repository." : "For a private repository, pass a gitToken or connect an account.",
     });
   }
-  if (/not found|does not exist|Remote branch .* not found|404/i.test(stderr)) {
+  if (/not found|does not exist|Remote branch .* not found|returned error: 404\b/i.test(stderr)) {
     return new LdsError("repository_not_found", `${where}: repository or branch not found (${scrub(stderr)}).`, { hint: "Check the URL and the branch name." });
   }
   if (/SSL certificate problem|certificate verify failed|server certificate verification failed/i.test(stderr)) {

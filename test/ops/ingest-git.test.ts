@@ -169,7 +169,7 @@ describe("git hosts behind an internal CA", () => {
       const url = repo.url.replace(git.base, proxy.base);
       const dataDir = tempDir();
       const untrusted = await runCli("lds", ["ingest", "git", url, "--data-dir", dataDir]);
-      expect(untrusted.exitCode).toBe(8);
+      expect(untrusted.exitCode, untrusted.stderr).toBe(8);
       expect(untrusted.stderr).toMatch(/^Error: Cannot reach 127\.0\.0\.1:\d+ \(.*(certificate|SSL).*\)/im);
       expect(untrusted.stderr).toMatch(/^Hint: The host's certificate is not trusted here: for an internal CA, set LDS_GIT_CA_FILE/m);
       const trusted = await runCli("lds", ["ingest", "git", url, "--data-dir", dataDir, "--json"], { LDS_GIT_CA_FILE: proxy.caFile });
