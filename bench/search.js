@@ -61,7 +61,7 @@ if (!fs.existsSync(path.join(volume, ".key"))) {
   fs.writeFileSync(path.join(volume, ".key"), JSON.parse(cli("keys", "create", "--email", "bench@example.test", "--json")).key);
 }
 const key = fs.readFileSync(path.join(volume, ".key"), "utf8");
-const { url, server } = await startServer(volume, { LDS_RATE_LIMIT_ENTERPRISE: "1000000" });
+const { url, server, logged } = await startServer(volume, { LDS_RATE_LIMIT_ENTERPRISE: "1000000" });
 
 async function timed(route, headers = {}) {
   const started = performance.now();
@@ -75,6 +75,11 @@ try {
   const auth = { authorization: `Bearer ${key}` };
   const route = (i) => `/v2/context?${new URLSearchParams({ libraryId: "/bench/big", query: questions[i % questions.length].question })}`;
   for (let i = 0; i < 20; i++) await timed(route(i), auth);
+  // A library this large is searched from an in-memory copy of its vectors, built after its first search (about 2 s
+  // for 100,000): measured once it is in place, the steady state (the first seconds after a start scan as stored).
+  const copyStarted = performance.now();
+  if (count >= 20000) await logged(/in-memory copy of a large library/);
+  const copyWait = ((performance.now() - copyStarted) / 1000).toFixed(1);
   const context = [];
   const health = [];
   for (let i = 0; i < requests; i++) {
@@ -83,7 +88,7 @@ try {
   }
   context.sort((a, b) => a - b);
   health.sort((a, b) => a - b);
-  console.log(`\n## /v2/context latency (one library of ${count} snippets; ${built}; ${requests} sequential requests, default 5,000-token budget)\n`);
+  console.log(`\n## /v2/context latency (one library of ${count} snippets; ${built}; ${requests} sequential requests, default 5,000-token budget; vector copy in place ${copyWait} s after the warm-up)\n`);
   console.log("| request | p50 (ms) | p95 (ms) | max (ms) |\n|---|---|---|---|");
   console.log(`| GET /v2/context | ${percentile(context, 50).toFixed(1)} | ${percentile(context, 95).toFixed(1)} | ${context.at(-1).toFixed(1)} |`);
   console.log(`| GET /api/health (HTTP floor) | ${percentile(health, 50).toFixed(1)} | ${percentile(health, 95).toFixed(1)} | ${health.at(-1).toFixed(1)} |`);

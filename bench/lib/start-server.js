@@ -4,7 +4,10 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** `lds serve` on a volume as a child process (this build's, or `lds` another's); resolves with its URL and the child once it listens. */
+/**
+ * `lds serve` on a volume as a child process (this build's, or `lds` another's); resolves once it listens with its
+ * URL, the child, and `logged(pattern)`: resolves when a log line matching it appears (or has appeared).
+ */
 export async function startServer(volume, env = {}, lds = path.join(root, "bin/lds.js")) {
   const server = spawn("node", [lds, "serve", "--data-dir", volume, "--port", "0"], {
     env: { ...process.env, ...env },
@@ -23,8 +26,19 @@ export async function startServer(volume, env = {}, lds = path.join(root, "bin/l
     });
     server.on("exit", () => reject(new Error("server exited")));
   });
-  server.stdout.resume();
-  return { url, server };
+  let log = "";
+  const watchers = [];
+  server.stdout.on("data", (d) => {
+    log += d;
+    for (const w of watchers.splice(0)) (w.pattern.test(log) ? w.resolve() : watchers.push(w));
+  });
+  const logged = (pattern) =>
+    new Promise((resolve, reject) => {
+      if (pattern.test(log)) return resolve();
+      watchers.push({ pattern, resolve });
+      server.on("exit", () => reject(new Error(`the server exited before logging ${pattern}`)));
+    });
+  return { url, server, logged };
 }
 
 /** The p-th percentile of sorted values. */

@@ -15,6 +15,8 @@ export interface ServerSettings {
   refreshLimits: { owner: number; other: number };
   jobConcurrency: number;
   searchTimeoutMs: number | undefined;
+  /** Memory the vector search worker may give quantized copies of large partitions (LDS_VECTOR_CACHE_MB; 0: none). */
+  vectorCacheBytes: number;
   git: GitUrlPolicy;
   sessionTtlSeconds: number;
   loginAttemptsPerMinute: number;
@@ -46,6 +48,8 @@ export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
     refreshLimits: { owner: whole("LDS_REFRESH_LIMIT_OWNER", 60), other: whole("LDS_REFRESH_LIMIT", 10) },
     jobConcurrency: whole("LDS_JOB_CONCURRENCY", 2),
     searchTimeoutMs: env.LDS_SEARCH_TIMEOUT_MS ? whole("LDS_SEARCH_TIMEOUT_MS", 10_000) : undefined,
+    // 256 MiB: six libraries of 100,000 snippets of the offline embedder (39 MiB each).
+    vectorCacheBytes: whole("LDS_VECTOR_CACHE_MB", 256, 0) * 2 ** 20,
     git: gitPolicyFromEnv(env),
     sessionTtlSeconds: whole("LDS_SESSION_TTL_SECONDS", 12 * 3600),
     loginAttemptsPerMinute: whole("LDS_LOGIN_ATTEMPTS_PER_MINUTE", 10),

@@ -21,7 +21,7 @@ import { liveVolumeUsers } from "../volume/volume-users.js";
 import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
-import { createVectorSearchWorker } from "../vectors/knn-worker.js";
+import { createVectorSearchWorker, MIN_CACHED_VECTORS } from "../vectors/knn-worker.js";
 import { describeRecovery, recoverInterruptedRestore } from "../ops/restore-journal.js";
 import { applyStagedRestore } from "../ops/staged-restore.js";
 import { outcomeRecord, recordRestoreOutcome, type RestoreOutcome } from "../ops/restore-outcome.js";
@@ -71,7 +71,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // the server serves, with BM25 alone ranking meanwhile.
     const background = opened.embedder.remote ? rebuildInBackground(opened, logger) : undefined;
     if (!background) await rebuildStaleVectors(opened, logger);
-    opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs);
+    opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (made) =>
+      logger.info(
+        { partition: made.partition, vectors: made.vectors, mib: Math.round(made.bytes / 2 ** 20), seconds: made.ms / 1000 },
+        "vector search: an in-memory copy of a large library's vectors is ready; its searches use it from now on",
+      ),
+    );
     const checkpointer = opened.checkpointInThread((err) =>
       logger.warn({ err: err.message }, "WAL checkpoints run inside requests again (the checkpoint thread stopped); requests may wait on the disk meanwhile. Restart the server to move them back to their thread."),
     );

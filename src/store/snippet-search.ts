@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { liveBatchIdRange } from "./batch-id-range.js";
 import { liveBatch } from "./snippet-batches.js";
 
 /**
@@ -12,15 +13,38 @@ import { liveBatch } from "./snippet-batches.js";
 /** BM25 weights of title, description and content: a query word in a section's title says most about it. */
 const BM25 = "bm25(snippets_fts, 4.0, 2.0, 1.0)";
 
-/** A library version's snippets matching `expression` with their BM25 relevance (higher is better), best first. */
+/**
+ * A library version's snippets matching `expression` with their BM25 relevance (higher is better), best first.
+ * FTS5 scores every matching row; checking each one's owner on top of that cost a third of the time in a library of
+ * 100,000 snippets (BM25 was a search's longest step). So the rows are first limited to the live batch's id range,
+ * which FTS5 applies while it reads its index, and the owner is checked only for the best of them. Other rows in
+ * that range (another library ingested at the same time) are dropped there; if that leaves too few, the search runs
+ * again with the owner checked for every row, so the answer is always the same.
+ */
 export function bm25ScoredSnippets(db: Database.Database, libraryId: string, version: string, expression: string, depth: number): Array<{ id: number; score: number }> {
+  const batch = liveBatch(db, libraryId, version);
+  const range = liveBatchIdRange(db, libraryId, version);
+  if (range) {
+    const limit = depth + Math.max(50, depth >> 1);
+    const rows = db
+      .prepare(`SELECT rowid AS id, -${BM25} AS score FROM snippets_fts WHERE snippets_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score DESC LIMIT ?`)
+      .all(expression, range.lowest, range.highest, limit) as Array<{ id: number; score: number }>;
+    const owned = new Set(
+      db
+        .prepare("SELECT id FROM snippets INDEXED BY snippets_owner WHERE id IN (SELECT value FROM json_each(?)) AND library_id = ? AND version = ? AND batch = ?")
+        .pluck()
+        .all(JSON.stringify(rows.map((row) => row.id)), libraryId, version, batch) as number[],
+    );
+    const kept = rows.filter((row) => owned.has(row.id));
+    if (kept.length >= depth || rows.length < limit) return kept.slice(0, depth);
+  }
   return db
     .prepare(
       `SELECT s.id AS id, -${BM25} AS score FROM snippets_fts JOIN snippets s INDEXED BY snippets_owner ON s.id = snippets_fts.rowid
        WHERE snippets_fts MATCH ? AND s.library_id = ? AND s.version = ? AND s.batch = ?
-       ORDER BY ${BM25} LIMIT ?`,
+       ORDER BY score DESC LIMIT ?`,
     )
-    .all(expression, libraryId, version, liveBatch(db, libraryId, version), depth) as Array<{ id: number; score: number }>;
+    .all(expression, libraryId, version, batch, depth) as Array<{ id: number; score: number }>;
 }
 
 /** The ids of a library version's snippets matching `expression`, best BM25 first. */

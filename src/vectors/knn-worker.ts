@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { builtModule } from "../util/built-module.js";
+import type { CopyMade, PartitionCacheOptions } from "./partition-cache.js";
 import type { VectorMatch } from "./vector-index.js";
 
 const ENTRY = builtModule(import.meta.url, "./knn-worker-entry.js");
@@ -11,16 +12,26 @@ export interface VectorSearch {
   close(): Promise<void>;
 }
 
-/**
- * Nearest-neighbour queries in a worker thread. The scan of a large partition is the longest step of a search
- * (100,000 vectors: ~35 ms); in a thread of its own it runs while the main thread does the BM25 query, and
- * other requests are not held up behind it. The server's only user; a dead worker is replaced at the next query,
- * and one that does not answer within `timeoutMs` is terminated (and replaced) with a 504 timeout for the request.
- */
 /** @default 10 s: far beyond any healthy search (tens of milliseconds), short enough for a client to see an answer. */
 export const SEARCH_TIMEOUT_MS = 10_000;
 
-export function createVectorSearchWorker(file: string, timeoutMs = SEARCH_TIMEOUT_MS): VectorSearch {
+/** Partitions of fewer vectors are scanned as stored: sqlite-vec takes under 10 ms for them. */
+export const MIN_CACHED_VECTORS = 20_000;
+
+/**
+ * Nearest-neighbour queries in a worker thread. The vector search is the longest step of a search (a scan of
+ * 100,000 vectors by sqlite-vec: ~40 ms; from the worker's quantized copy, partition-search.ts: ~10 ms); in a thread
+ * of its own it runs while the main thread does the BM25 query, and other requests are not held up behind it. The
+ * server's only user; a dead worker is replaced at the next query, and one that does not answer within `timeoutMs`
+ * is terminated (and replaced) with a 504 timeout for the request. `cache` bounds the worker's in-memory copies of
+ * large partitions (partition-search.ts); none by default, the server passes LDS_VECTOR_CACHE_MB.
+ */
+export function createVectorSearchWorker(
+  file: string,
+  timeoutMs = SEARCH_TIMEOUT_MS,
+  cache: PartitionCacheOptions = { budgetBytes: 0, minVectors: MIN_CACHED_VECTORS },
+  onCopy: (made: CopyMade) => void = () => {},
+): VectorSearch {
   let worker: Worker | undefined;
   let nextId = 0;
   const pending = new Map<number, { resolve: (m: VectorMatch[]) => void; reject: (e: Error) => void }>();
@@ -32,8 +43,9 @@ export function createVectorSearchWorker(file: string, timeoutMs = SEARCH_TIMEOU
     worker = undefined;
   };
   const start = () => {
-    const w = new Worker(ENTRY, { workerData: { file } });
-    w.on("message", ({ id, matches, error }: { id: number; matches?: VectorMatch[]; error?: string }) => {
+    const w = new Worker(ENTRY, { workerData: { file, cache } });
+    w.on("message", ({ id, matches, error, copied }: { id: number; matches?: VectorMatch[]; error?: string; copied?: CopyMade }) => {
+      if (copied) return onCopy(copied);
       const p = pending.get(id);
       pending.delete(id);
       if (error !== undefined) p?.reject(new Error(`vector search failed: ${error}`));

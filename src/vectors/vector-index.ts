@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { fromSystemError } from "../errors.js";
 import { MMAP_BYTES } from "../store/open-store.js";
+import { advanceGenerations, createGenerationTable, resetGenerations } from "./partition-generations.js";
 
 export interface VectorMatch {
   snippetId: number;
@@ -80,6 +81,7 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
   // cache (a command does not: mapped pages count in its RSS, see openStore).
   if (options.mappedReads) db.pragma(`mmap_size = ${MMAP_BYTES}`);
   db.exec("CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  createGenerationTable(db);
   const readMeta = () => new Map(db.prepare("SELECT key, value FROM vector_meta").all().map((r) => [(r as { key: string }).key, (r as { value: string }).value]));
   let meta = readMeta();
   if (meta.size === 0) {
@@ -94,12 +96,20 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
     cached ??= {
       insert: db.prepare("INSERT INTO vec_snippets (snippet_id, partition, embedding) VALUES (?, ?, ?)"),
       del: db.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?"),
+      partitionOf: db.prepare("SELECT partition FROM vec_snippets WHERE snippet_id = ?").pluck(),
       knn: db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?"),
       has: db.prepare("SELECT 1 FROM vec_snippets WHERE snippet_id = ?"),
     };
     return cached;
   };
-  let cached: { insert: Database.Statement; del: Database.Statement; knn: Database.Statement; has: Database.Statement } | undefined;
+  let cached: { insert: Database.Statement; del: Database.Statement; partitionOf: Database.Statement; knn: Database.Statement; has: Database.Statement } | undefined;
+  /** Delete a snippet's vector if it has one; the partition it was in, which thereby changed. */
+  const removeOne = (snippetId: number): string | undefined => {
+    const { del, partitionOf } = statements();
+    const partition = partitionOf.get(BigInt(snippetId)) as string | undefined;
+    if (partition !== undefined) del.run(BigInt(snippetId));
+    return partition;
+  };
   const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
   return {
@@ -112,16 +122,24 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
       return meta.get("embedder");
     },
     upsert: db.transaction((items: VectorItem[]) => {
-      const { del, insert } = statements();
+      const { insert } = statements();
+      const changed = new Set<string>();
       // vec0 has no UPSERT: delete then insert, inside one transaction.
       for (const { snippetId, partition, vector } of items) {
-        del.run(BigInt(snippetId));
+        const before = removeOne(snippetId);
+        if (before !== undefined) changed.add(before);
         insert.run(BigInt(snippetId), partition, asBlob(vector));
+        changed.add(partition);
       }
+      advanceGenerations(db, changed);
     }),
     remove: db.transaction((ids: number[]) => {
-      const { del } = statements();
-      for (const id of ids) del.run(BigInt(id));
+      const changed = new Set<string>();
+      for (const id of ids) {
+        const partition = removeOne(id);
+        if (partition !== undefined) changed.add(partition);
+      }
+      advanceGenerations(db, changed);
     }),
     nearest(vector, k, partition) {
       return (statements().knn.all(asBlob(vector), k, partition) as Array<{ snippet_id: number; distance: number }>).map((row) => ({
@@ -162,5 +180,6 @@ function recreate(db: Database.Database, embedder: { id: string; dimensions: num
     set.run("dimensions", String(embedder.dimensions));
     // Complete only once every snippet has its vector; an empty volume is made complete by its first rebuild.
     set.run("complete", "0");
+    resetGenerations(db);
   })();
 }

@@ -1,0 +1,112 @@
+import { QuantizedPartitionBuilder, type QuantizedPartition } from "./quantized-partition.js";
+
+/** A partition's vectors as its reader gives them: snippet id and vector, and the generation they are of. */
+export interface PartitionRows {
+  generation: number;
+  rows: Iterator<{ snippetId: number; vector: Float32Array }>;
+  close(): void;
+}
+
+export interface PartitionCacheOptions {
+  /** Memory the quantized copies may hold together; the least recently searched partition leaves first. */
+  budgetBytes: number;
+  /** Smaller partitions are scanned by sqlite-vec as they are (a few milliseconds): not worth a copy. */
+  minVectors: number;
+  /** Rows read between two pauses while a copy is built (other queries run in the pauses). */
+  rowsPerSlice?: number;
+}
+
+/** A copy put in place: what the server logs. */
+export interface CopyMade {
+  partition: string;
+  vectors: number;
+  bytes: number;
+  ms: number;
+}
+
+/**
+ * The search worker's quantized copies of large partitions (quantized-partition.ts), each valid for one generation
+ * of its partition (partition-generations.ts). A copy is built in the background after a query found none, in
+ * slices between which other queries are answered; until it is ready, queries scan with sqlite-vec as before.
+ */
+export class PartitionCache {
+  private readonly copies = new Map<string, { generation: number; partition: QuantizedPartition }>();
+  /** Partitions being copied, or found not worth a copy (too small, too large), at a generation. */
+  private readonly settled = new Map<string, number>();
+  private held = 0;
+
+  constructor(private readonly options: PartitionCacheOptions) {}
+
+  /** The copy of this generation of the partition, if there is one (it becomes the most recently used). */
+  get(partition: string, generation: number): QuantizedPartition | undefined {
+    const entry = this.copies.get(partition);
+    if (!entry) return undefined;
+    if (entry.generation !== generation) {
+      // The partition changed since: the copy can never be used again.
+      this.copies.delete(partition);
+      this.recount();
+      return undefined;
+    }
+    this.copies.delete(partition);
+    this.copies.set(partition, entry);
+    return entry.partition;
+  }
+
+  /** Whether a copy of this generation should be built: none exists, none is being built, none was refused. */
+  wants(partition: string, generation: number): boolean {
+    return this.options.budgetBytes > 0 && this.settled.get(partition) !== generation && this.copies.get(partition)?.generation !== generation;
+  }
+
+  /**
+   * Note that this generation of the partition needs nothing more: a copy of it is on its way (see build), or it is
+   * too small to copy (the query already saw all of it).
+   */
+  settle(partition: string, generation: number): void {
+    this.settled.set(partition, generation);
+  }
+
+  get bytes(): number {
+    return this.held;
+  }
+
+  /**
+   * Build the copy from `open()`'s rows; resolves when it is in place or was given up (errors are the caller's). The
+   * caller settles the partition first, when it decides to build, so that queries meanwhile do not ask again.
+   */
+  async build(partition: string, open: () => PartitionRows, pause: () => Promise<void>): Promise<CopyMade | undefined> {
+    const started = performance.now();
+    const source = open();
+    // The rows may be of a newer generation than the query saw: the copy is filed under theirs.
+    const generation = source.generation;
+    this.settled.set(partition, generation);
+    let builder: QuantizedPartitionBuilder | undefined;
+    try {
+      const slice = this.options.rowsPerSlice ?? 2048;
+      for (let n = 1; ; n++) {
+        const next = source.rows.next();
+        if (next.done) break;
+        builder ??= new QuantizedPartitionBuilder(next.value.vector.length);
+        builder.add(next.value.snippetId, next.value.vector);
+        if (builder.bytes > this.options.budgetBytes) return undefined;
+        if (n % slice === 0) await pause();
+      }
+    } finally {
+      source.close();
+    }
+    if (!builder || builder.count < this.options.minVectors) return undefined;
+    const copy = await builder.finish(pause);
+    this.copies.delete(partition);
+    this.copies.set(partition, { generation, partition: copy });
+    this.recount();
+    for (const [name, entry] of this.copies) {
+      if (this.held <= this.options.budgetBytes || name === partition) break;
+      this.copies.delete(name);
+      this.recount();
+    }
+    return { partition, vectors: copy.count, bytes: copy.bytes, ms: Math.round(performance.now() - started) };
+  }
+
+  private recount(): void {
+    this.held = [...this.copies.values()].reduce((sum, entry) => sum + entry.partition.bytes, 0);
+  }
+}

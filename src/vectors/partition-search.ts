@@ -1,0 +1,108 @@
+import Database from "better-sqlite3";
+import { MMAP_BYTES } from "../store/open-store.js";
+import { PartitionCache, type CopyMade, type PartitionCacheOptions, type PartitionRows } from "./partition-cache.js";
+import { generationReader } from "./partition-generations.js";
+import { loadVectorExtension, type VectorMatch } from "./vector-index.js";
+
+/** Candidates ranked exactly per neighbour asked for: the quantized scores only have to put the k nearest among them. */
+const CANDIDATES = (k: number) => Math.max(2 * k, k + 100);
+
+export interface PartitionSearch {
+  nearest(vector: Float32Array, k: number, partition: string): VectorMatch[];
+  /** Resolves when no copy is being built (tests wait for it). */
+  settled(): Promise<void>;
+  readonly cache: PartitionCache;
+  close(): void;
+}
+
+/**
+ * Nearest-neighbour search of vectors.db for the search worker: from a quantized in-memory copy of the partition
+ * when there is one of its current generation (the candidates, then their exact vectors ranked by cosine distance,
+ * as sqlite-vec ranks them), else sqlite-vec's full scan, after which a copy of a large partition is built in the
+ * background.
+ */
+export function createPartitionSearch(file: string, options: PartitionCacheOptions, onCopy: (made: CopyMade) => void = () => {}): PartitionSearch {
+  const db = openReader(file);
+  const knn = db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?");
+  const stored = db.prepare("SELECT partition, embedding FROM vec_snippets WHERE snippet_id = ?");
+  const generationOf = generationReader(db);
+  const cache = new PartitionCache(options);
+  let building: Promise<void> = Promise.resolve();
+  const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  const fromCopy = (copyCandidates: number[], vector: Float32Array, k: number, partition: string): VectorMatch[] => {
+    const matches: VectorMatch[] = [];
+    for (const snippetId of copyCandidates) {
+      const row = stored.get(BigInt(snippetId)) as { partition: string; embedding: Buffer } | undefined;
+      // Deleted, or moved to another partition, since the copy was made (the generation check makes this rare).
+      if (!row || row.partition !== partition) continue;
+      matches.push({ snippetId, distance: cosineDistance(vector, new Float32Array(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength / 4)) });
+    }
+    return matches.sort((a, b) => a.distance - b.distance || a.snippetId - b.snippetId).slice(0, k);
+  };
+
+  return {
+    cache,
+    nearest(vector, k, partition) {
+      const generation = generationOf(partition);
+      const copy = generation === undefined ? undefined : cache.get(partition, generation);
+      if (copy) return fromCopy(copy.candidates(vector, CANDIDATES(k)), vector, k, partition);
+      const rows = knn.all(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), k, partition) as Array<{ snippet_id: number; distance: number }>;
+      if (generation !== undefined && cache.wants(partition, generation)) {
+        cache.settle(partition, generation);
+        // Fewer rows than asked for are the whole partition, which is small; copies are built one at a time.
+        if (rows.length >= Math.min(k, options.minVectors)) building = building
+            .then(() => cache.build(partition, () => partitionRows(file, partition), pause))
+            .then((made) => made && onCopy(made))
+            .catch(() => {});
+      }
+      return rows.map((r) => ({ snippetId: Number(r.snippet_id), distance: r.distance }));
+    },
+    settled: () => building,
+    close() {
+      db.close();
+    },
+  };
+}
+
+function openReader(file: string): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  loadVectorExtension(db);
+  db.pragma("busy_timeout = 5000");
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  return db;
+}
+
+/** A partition's rows and generation read in one transaction, on a connection of their own (queries go on meanwhile). */
+function partitionRows(file: string, partition: string): PartitionRows {
+  const db = openReader(file);
+  db.exec("BEGIN");
+  const generation = generationReader(db)(partition) ?? 0;
+  const iterator = db.prepare("SELECT snippet_id, embedding FROM vec_snippets WHERE partition = ?").raw().iterate(partition) as IterableIterator<[number | bigint, Buffer]>;
+  return {
+    generation,
+    rows: {
+      next() {
+        const next = iterator.next();
+        if (next.done) return { done: true, value: undefined };
+        const [id, blob] = next.value;
+        return { done: false, value: { snippetId: Number(id), vector: new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4) } };
+      },
+    },
+    close() {
+      iterator.return?.();
+      db.close();
+    },
+  };
+}
+
+/** 1 - cosine similarity, sqlite-vec's distance_metric=cosine. */
+function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0, aa = 0, bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return aa === 0 || bb === 0 ? 1 : 1 - dot / (Math.sqrt(aa) * Math.sqrt(bb));
+}

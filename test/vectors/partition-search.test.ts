@@ -1,0 +1,153 @@
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { createHashingEmbedder } from "../../src/vectors/embedder.js";
+import type { CopyMade } from "../../src/vectors/partition-cache.js";
+import { generationReader } from "../../src/vectors/partition-generations.js";
+import { createPartitionSearch } from "../../src/vectors/partition-search.js";
+import { QuantizedPartitionBuilder } from "../../src/vectors/quantized-partition.js";
+import { openVectorIndex, type VectorIndex } from "../../src/vectors/vector-index.js";
+import { tempDir } from "../helpers/temp.js";
+
+const embedder = createHashingEmbedder();
+const WORDS = "cache retry timeout header token stream socket parser router plugin logger schema index backup restore archive cluster shard replica queue worker thread pool lock proxy cookie session upload download mirror bucket region".split(" ");
+
+/** Deterministic snippet-like texts: a few words of the vocabulary each, so that queries have near and far answers. */
+function texts(count: number, seed: number): string[] {
+  let state = seed;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % WORDS.length;
+  return Array.from({ length: count }, (_, i) => `${Array.from({ length: 6 }, () => WORDS[next()]).join(" ")} item${i % 97}`);
+}
+
+async function fill(index: VectorIndex, partition: string, firstId: number, count: number, seed: number): Promise<void> {
+  const vectors = await embedder.embed(texts(count, seed));
+  index.upsert(vectors.map((vector, i) => ({ snippetId: firstId + i, partition, vector })));
+}
+
+const open: Array<{ close(): void }> = [];
+afterEach(() => {
+  for (const o of open.splice(0)) o.close();
+});
+
+function setUp(options = { budgetBytes: 64 * 2 ** 20, minVectors: 1000 }) {
+  const file = path.join(tempDir(), "vectors.db");
+  const index = openVectorIndex(file, embedder);
+  const made: CopyMade[] = [];
+  const search = createPartitionSearch(file, options, (copy) => made.push(copy));
+  const reader = new Database(file, { readonly: true });
+  open.push(index, search, reader);
+  return { file, index, search, made, generation: (p: string) => generationReader(reader)(p) };
+}
+
+const near = (a: number, b: number) => Math.abs(a - b) < 1e-5;
+
+describe("vector search from the worker's quantized copies", () => {
+  it("answers from a copy as sqlite-vec's full scan does, once the copy is built in the background", async () => {
+    const { index, search, made, generation } = setUp();
+    await fill(index, "/a/lib", 1, 3000, 7);
+    await fill(index, "/b/other", 10_000, 300, 9);
+    const queries = await embedder.embed(["retry timeout", "backup restore archive", "socket proxy cookie session", "queue worker pool lock", "item5 parser"]);
+    const exact = queries.map((q) => index.nearest(q, 20, "/a/lib"));
+    expect(queries.map((q) => search.nearest(q, 20, "/a/lib"))).toEqual(exact); // no copy yet: sqlite-vec itself
+    await search.settled();
+    const copy = search.cache.get("/a/lib", generation("/a/lib")!);
+    expect(copy?.count).toBe(3000);
+    expect(made).toEqual([{ partition: "/a/lib", vectors: 3000, bytes: copy!.bytes, ms: expect.any(Number) }]);
+    queries.forEach((q, i) => {
+      const answer = search.nearest(q, 20, "/a/lib");
+      expect(answer).toHaveLength(20);
+      // The same neighbours at the same distances (order may differ only among equal distances).
+      answer.forEach((m, rank) => expect(near(m.distance, exact[i]![rank]!.distance)).toBe(true));
+      expect(new Set(answer.filter((m) => m.distance < exact[i]![19]!.distance - 1e-5).map((m) => m.snippetId))).toEqual(
+        new Set(exact[i]!.filter((m) => m.distance < exact[i]![19]!.distance - 1e-5).map((m) => m.snippetId)),
+      );
+    });
+    // The small partition is scanned as stored and never copied.
+    expect(search.nearest(queries[0]!, 5, "/b/other").map((m) => m.snippetId)).toEqual(index.nearest(queries[0]!, 5, "/b/other").map((m) => m.snippetId));
+    await search.settled();
+    expect(search.cache.get("/b/other", generation("/b/other")!)).toBeUndefined();
+  });
+
+  it("never answers from a copy older than the partition: an upsert or a removal is seen at once", async () => {
+    const { index, search, generation } = setUp();
+    await fill(index, "/a/lib", 1, 2000, 11);
+    const [query] = await embedder.embed(["a question nobody indexed about zebras and kites"]);
+    search.nearest(query!, 10, "/a/lib");
+    await search.settled();
+    const before = generation("/a/lib")!;
+    expect(search.cache.get("/a/lib", before)).toBeDefined();
+    // The snippet farthest from the query now gets the query's own vector: a stale copy would never propose it.
+    const farthest = index.nearest(query!, 2000, "/a/lib").at(-1)!.snippetId;
+    index.upsert([{ snippetId: farthest, partition: "/a/lib", vector: query! }]);
+    expect(generation("/a/lib")).toBeGreaterThan(before);
+    expect(search.nearest(query!, 10, "/a/lib")[0]).toEqual({ snippetId: farthest, distance: expect.closeTo(0, 5) });
+    await search.settled();
+    expect(search.cache.get("/a/lib", generation("/a/lib")!)).toBeDefined(); // rebuilt for the new generation
+    expect(search.nearest(query!, 10, "/a/lib")[0]!.snippetId).toBe(farthest);
+    index.remove([farthest]);
+    expect(search.nearest(query!, 10, "/a/lib").map((m) => m.snippetId)).not.toContain(farthest);
+    // A recreated index (another embedder) gives every partition a generation never used before.
+    const last = generation("/a/lib")!;
+    index.recreate();
+    expect(generation("/a/lib")).toBeGreaterThan(last);
+  });
+
+  it("keeps its copies within the memory budget, the least recently searched leaving first", async () => {
+    const oneCopy = 2000 * (384 + 12);
+    const { index, search, generation } = setUp({ budgetBytes: oneCopy + 1000, minVectors: 1000 });
+    await fill(index, "/a/one", 1, 2000, 3);
+    await fill(index, "/b/two", 5000, 2000, 5);
+    await fill(index, "/c/big", 9000, 2500, 13);
+    const [query] = await embedder.embed(["cache header token"]);
+    search.nearest(query!, 10, "/a/one");
+    await search.settled();
+    search.nearest(query!, 10, "/b/two");
+    await search.settled();
+    expect(search.cache.get("/a/one", generation("/a/one")!)).toBeUndefined();
+    expect(search.cache.get("/b/two", generation("/b/two")!)).toBeDefined();
+    expect(search.cache.bytes).toBeLessThanOrEqual(oneCopy + 1000);
+    // Larger than the whole budget: never copied, still answered exactly.
+    expect(search.nearest(query!, 10, "/c/big")).toEqual(index.nearest(query!, 10, "/c/big"));
+    await search.settled();
+    expect(search.cache.get("/c/big", generation("/c/big")!)).toBeUndefined();
+    expect(search.cache.get("/b/two", generation("/b/two")!)).toBeDefined();
+  });
+
+  it("keeps no copies of a file whose writer kept no generations (an older LDS)", async () => {
+    const { file, index } = setUp();
+    await fill(index, "/a/lib", 1, 1500, 17);
+    new Database(file).exec("DROP TABLE vector_partitions").close();
+    const search = createPartitionSearch(file, { budgetBytes: 64 * 2 ** 20, minVectors: 1000 });
+    open.push(search);
+    const [query] = await embedder.embed(["retry"]);
+    expect(search.nearest(query!, 5, "/a/lib")).toEqual(index.nearest(query!, 5, "/a/lib"));
+    await search.settled();
+    expect(search.cache.bytes).toBe(0);
+  });
+});
+
+describe("quantized partitions", () => {
+  it("put the nearest vectors among twice as many candidates, for dense vectors as well as sparse", async () => {
+    let seed = 1;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1;
+    const unit = (v: Float32Array) => {
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const vectors = Array.from({ length: 4000 }, () => unit(Float32Array.from({ length: 64 }, random)));
+    const builder = new QuantizedPartitionBuilder(64, 100);
+    vectors.forEach((v, i) => builder.add(i + 1, v));
+    const partition = await builder.finish();
+    expect(partition.count).toBe(4000);
+    let found = 0;
+    for (let q = 0; q < 20; q++) {
+      const query = unit(Float32Array.from({ length: 64 }, (_, d) => (q % 2 && d % 3 ? 0 : random())));
+      const dot = (v: Float32Array) => v.reduce((s, x, d) => s + x * query[d]!, 0);
+      const best = vectors.map((v, i) => ({ id: i + 1, score: dot(v) })).sort((a, b) => b.score - a.score).slice(0, 10).map((m) => m.id);
+      const candidates = new Set(partition.candidates(query, 20));
+      expect(candidates.size).toBe(20);
+      found += best.filter((id) => candidates.has(id)).length;
+    }
+    expect(found).toBeGreaterThanOrEqual(198);
+  });
+});
