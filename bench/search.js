@@ -78,7 +78,7 @@ try {
   // A library this large is searched from an in-memory copy of its vectors, built after its first search (about 2 s
   // for 100,000): measured once it is in place, the steady state (the first seconds after a start scan as stored).
   const copyStarted = performance.now();
-  if (count >= 20000) await logged(/in-memory copy of a large library/);
+  if (count >= 20000) await logged(/in-memory copy of a large library|need more than the \d+ MiB of LDS_VECTOR_CACHE_MB/);
   const copyWait = ((performance.now() - copyStarted) / 1000).toFixed(1);
   const context = [];
   const health = [];

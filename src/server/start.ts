@@ -22,6 +22,8 @@ import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
 import { createVectorSearchWorker, MIN_CACHED_VECTORS } from "../vectors/knn-worker.js";
+import type { CopyMade } from "../vectors/partition-cache.js";
+import { partitionLibrary } from "../vectors/vector-index.js";
 import { describeRecovery, recoverInterruptedRestore } from "../ops/restore-journal.js";
 import { applyStagedRestore } from "../ops/staged-restore.js";
 import { outcomeRecord, recordRestoreOutcome, type RestoreOutcome } from "../ops/restore-outcome.js";
@@ -71,11 +73,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // the server serves, with BM25 alone ranking meanwhile.
     const background = opened.embedder.remote ? rebuildInBackground(opened, logger) : undefined;
     if (!background) await rebuildStaleVectors(opened, logger);
-    opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (made) =>
-      logger.info(
-        { partition: made.partition, vectors: made.vectors, mib: Math.round(made.bytes / 2 ** 20), seconds: made.ms / 1000 },
-        "vector search: an in-memory copy of a large library's vectors is ready; its searches use it from now on",
-      ),
+    opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
+      logVectorCopy(logger, copy, settings.vectorCacheBytes),
     );
     const checkpointer = opened.checkpointInThread((err) =>
       logger.warn({ err: err.message }, "WAL checkpoints run inside requests again (the checkpoint thread stopped); requests may wait on the disk meanwhile. Restart the server to move them back to their thread."),
@@ -207,4 +206,18 @@ export function createLogger(level = "info"): Logger {
       censor: "[redacted]",
     },
   });
+}
+
+/** The search thread's copies of large libraries' vectors (vectors/partition-search.ts): ready, or too large. */
+function logVectorCopy(logger: Logger, copy: CopyMade, budgetBytes: number): void {
+  const mib = (bytes: number) => Math.ceil(bytes / 2 ** 20);
+  const library = partitionLibrary(copy.partition);
+  if (!copy.overBudget) {
+    logger.info({ library, vectors: copy.vectors, mib: mib(copy.bytes), seconds: copy.ms / 1000 }, "vector search: an in-memory copy of a large library's vectors is ready; its searches use it from now on");
+    return;
+  }
+  logger.warn(
+    { library, vectorsRead: copy.vectors, budgetMib: mib(budgetBytes) },
+    `vector search: the vectors of ${library} need more than the ${mib(budgetBytes)} MiB of LDS_VECTOR_CACHE_MB for an in-memory copy, so its searches scan the stored vectors (several times slower). Raise LDS_VECTOR_CACHE_MB (a copy takes ${Math.round(copy.bytes / Math.max(1, copy.vectors))} bytes per snippet) and restart the server to speed them up.`,
+  );
 }

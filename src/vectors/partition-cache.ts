@@ -16,12 +16,14 @@ export interface PartitionCacheOptions {
   rowsPerSlice?: number;
 }
 
-/** A copy put in place: what the server logs. */
+/** What became of a copy the server should know about (it logs it): put in place, or too large for the budget. */
 export interface CopyMade {
   partition: string;
+  /** The copy's vectors; when over the budget, those read before it was given up (the partition holds more). */
   vectors: number;
   bytes: number;
   ms: number;
+  overBudget?: boolean;
 }
 
 /**
@@ -87,7 +89,9 @@ export class PartitionCache {
         if (next.done) break;
         builder ??= new QuantizedPartitionBuilder(next.value.vector.length);
         builder.add(next.value.snippetId, next.value.vector);
-        if (builder.bytes > this.options.budgetBytes) return undefined;
+        if (builder.bytes > this.options.budgetBytes) {
+          return { partition, vectors: builder.count, bytes: builder.bytes, ms: Math.round(performance.now() - started), overBudget: true };
+        }
         if (n % slice === 0) await pause();
       }
     } finally {
@@ -104,6 +108,12 @@ export class PartitionCache {
       this.recount();
     }
     return { partition, vectors: copy.count, bytes: copy.bytes, ms: Math.round(performance.now() - started) };
+  }
+
+  /** Drop the copies of partitions written since (a replaced batch's, once deleted): their memory is free at once. */
+  sweep(generationOf: (partition: string) => number | undefined): void {
+    for (const [name, entry] of this.copies) if (generationOf(name) !== entry.generation) this.copies.delete(name);
+    this.recount();
   }
 
   private recount(): void {

@@ -4,6 +4,9 @@ import { PartitionCache, type CopyMade, type PartitionCacheOptions, type Partiti
 import { generationReader } from "./partition-generations.js";
 import { loadVectorExtension, type VectorMatch } from "./vector-index.js";
 
+/** How often copies of partitions written since are looked for and dropped. */
+const SWEEP_MS = 60_000;
+
 /** Candidates ranked exactly per neighbour asked for: the quantized scores only have to put the k nearest among them. */
 const CANDIDATES = (k: number) => Math.max(2 * k, k + 100);
 
@@ -29,6 +32,9 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
   const cache = new PartitionCache(options);
   let building: Promise<void> = Promise.resolve();
   const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+  // A library refreshed leaves the copy of its old batch behind, unused: freed once that batch is deleted.
+  const sweeper = setInterval(() => cache.sweep(generationOf), SWEEP_MS);
+  sweeper.unref();
 
   const fromCopy = (copyCandidates: number[], vector: Float32Array, k: number, partition: string): VectorMatch[] => {
     const matches: VectorMatch[] = [];
@@ -52,7 +58,10 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
         cache.settle(partition, generation);
         // Fewer rows than asked for are the whole partition, which is small; copies are built one at a time.
         if (rows.length >= Math.min(k, options.minVectors)) building = building
-            .then(() => cache.build(partition, () => partitionRows(file, partition), pause))
+            .then(() => {
+              cache.sweep(generationOf);
+              return cache.build(partition, () => partitionRows(file, partition), pause);
+            })
             .then((made) => made && onCopy(made))
             .catch(() => {});
       }
@@ -60,6 +69,7 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
     },
     settled: () => building,
     close() {
+      clearInterval(sweeper);
       db.close();
     },
   };

@@ -54,6 +54,12 @@ export function partitionOf(libraryId: string, version = "", batch = 0): string 
   return batch ? `${base} #${batch}` : base;
 }
 
+/** The library (and version) of a partition, as an operator names it: "/owner/repo" or "/owner/repo (version v2)". */
+export function partitionLibrary(partition: string): string {
+  const [libraryId, version] = partition.split(" ");
+  return version && !version.startsWith("#") ? `${libraryId} (version ${version})` : libraryId!;
+}
+
 /** Load sqlite-vec into a connection (needed to read the vec0 tables, including in a snapshot being verified). */
 export function loadVectorExtension(db: Database.Database): void {
   sqliteVec.load(db);

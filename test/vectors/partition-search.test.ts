@@ -94,7 +94,7 @@ describe("vector search from the worker's quantized copies", () => {
 
   it("keeps its copies within the memory budget, the least recently searched leaving first", async () => {
     const oneCopy = 2000 * (384 + 12);
-    const { index, search, generation } = setUp({ budgetBytes: oneCopy + 1000, minVectors: 1000 });
+    const { index, search, made, generation } = setUp({ budgetBytes: oneCopy + 1000, minVectors: 1000 });
     await fill(index, "/a/one", 1, 2000, 3);
     await fill(index, "/b/two", 5000, 2000, 5);
     await fill(index, "/c/big", 9000, 2500, 13);
@@ -111,6 +111,13 @@ describe("vector search from the worker's quantized copies", () => {
     await search.settled();
     expect(search.cache.get("/c/big", generation("/c/big")!)).toBeUndefined();
     expect(search.cache.get("/b/two", generation("/b/two")!)).toBeDefined();
+    // The server is told, to tell the operator which setting to raise.
+    expect(made.at(-1)).toMatchObject({ partition: "/c/big", overBudget: true });
+    expect(made.at(-1)!.vectors).toBeLessThan(2500);
+    // A partition written since its copy was made (a replaced batch being deleted) gives its memory back.
+    index.remove(Array.from({ length: 2000 }, (_, i) => 5000 + i));
+    search.cache.sweep(generation);
+    expect(search.cache.bytes).toBe(0);
   });
 
   it("keeps no copies of a file whose writer kept no generations (an older LDS)", async () => {

@@ -2,7 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { createHashingEmbedder } from "../../src/vectors/embedder.js";
-import { loadVectorExtension, openVectorIndex } from "../../src/vectors/vector-index.js";
+import { loadVectorExtension, openVectorIndex, partitionLibrary, partitionOf } from "../../src/vectors/vector-index.js";
 import { tempDir } from "../helpers/temp.js";
 
 describe("the hashing embedder and the vector index", () => {
@@ -52,6 +52,12 @@ describe("the hashing embedder and the vector index", () => {
     expect(reopened.stale).toBe(false);
     expect(reopened.count()).toBe(2);
     reopened.close();
+  });
+
+  it("names a partition's library (and version) as an operator knows it", () => {
+    expect(partitionLibrary(partitionOf("/acme/widgets"))).toBe("/acme/widgets");
+    expect(partitionLibrary(partitionOf("/acme/widgets", "", 7))).toBe("/acme/widgets");
+    expect(partitionLibrary(partitionOf("/acme/widgets", "v2.1", 3))).toBe("/acme/widgets (version v2.1)");
   });
 
   it("reports itself stale for another embedder or the older layout, and is only recreated by a rebuild", async () => {

@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
+import { openVolume } from "../../src/volume/open-volume.js";
+import { runCli } from "../helpers/cli.js";
+import { eventually, startServer, type TestServer } from "../helpers/server.js";
+import { tempDir } from "../helpers/temp.js";
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+});
+
+const WORDS = "cache retry timeout header token stream socket parser router plugin logger schema index backup restore archive cluster shard replica queue worker thread pool lock proxy cookie session upload download mirror bucket region".split(" ");
+
+/** A public library of `count` distinct snippets (each has words of its own, so no two rank alike). */
+async function bigLibrary(dataDir: string, count: number): Promise<void> {
+  let seed = 5;
+  const word = () => WORDS[(seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % WORDS.length]!;
+  const volume = openVolume(dataDir);
+  try {
+    volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/big/lib', 'big', 'git', 'finalized')").run();
+    const snippets = Array.from({ length: count }, (_, i) => ({
+      kind: "info" as const,
+      title: `${word()} ${word()} part${i}`,
+      description: `${word()} ${word()}`,
+      language: null,
+      content: `${Array.from({ length: 12 }, word).join(" ")} unique${i} token${i % 911}`,
+      sourcePath: `docs/${i % 50}.md`,
+      tokens: 30,
+      pageTitle: null,
+    }));
+    await replaceLibrarySnippets(volume, "/big/lib", snippets);
+  } finally {
+    volume.close();
+  }
+}
+
+describe("the server's in-memory copies of large libraries' vectors", () => {
+  it("searches a library of 20,000 snippets from a copy once it logs it ready, with the same answers", async () => {
+    const dataDir = tempDir("lds-vcopy-");
+    await bigLibrary(dataDir, 20_000);
+    const cli = async (...args: string[]) => {
+      const r = await runCli("lds", [...args, "--data-dir", dataDir]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    await cli("teams", "create", "big", "--plan", "enterprise");
+    await cli("users", "add", "dev@big.test", "--team", "big", "--role", "owner");
+    const key = JSON.parse(await cli("keys", "create", "--email", "dev@big.test", "--json")).key as string;
+    const server = await startServer(dataDir);
+    servers.push(server);
+    const questions = ["retry timeout for the proxy", "restore a backup archive", "worker thread pool lock", "cookie session upload"];
+    let base = server.url;
+    const ask = async (query: string) => {
+      const response = await fetch(`${base}/v2/context?${new URLSearchParams({ libraryId: "/big/lib", query, type: "json" })}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { infoSnippets: Array<{ pageId: string; content: string }> };
+      return body.infoSnippets.map((s) => s.content);
+    };
+    const before = [];
+    for (const q of questions) before.push(await ask(q)); // the first search starts the copy
+    const ready = await eventually(async () => server.output().split("\n").find((line) => line.includes("in-memory copy of a large library")), 60_000);
+    expect(JSON.parse(ready)).toMatchObject({ level: 30, library: "/big/lib", vectors: 20_000 });
+    for (const [i, q] of questions.entries()) {
+      const after = await ask(q);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after).toEqual(before[i]);
+    }
+
+    // With too small a budget the operator is told which setting to raise, and searches still answer the same.
+    await server.stop();
+    servers.pop();
+    const small = await startServer(dataDir, { LDS_VECTOR_CACHE_MB: "1" });
+    servers.push(small);
+    base = small.url;
+    expect(await ask(questions[0]!)).toEqual(before[0]);
+    const warning = await eventually(async () => small.output().split("\n").find((line) => line.includes("LDS_VECTOR_CACHE_MB")), 60_000);
+    expect(JSON.parse(warning)).toMatchObject({ level: 40, library: "/big/lib", budgetMib: 1 });
+    expect(JSON.parse(warning).msg).toMatch(/^vector search: the vectors of \/big\/lib need more than the 1 MiB of LDS_VECTOR_CACHE_MB .* Raise LDS_VECTOR_CACHE_MB \(a copy takes 396 bytes per snippet\) and restart the server/);
+    expect(await ask(questions[1]!)).toEqual(before[1]);
+  }, 120_000);
+});
