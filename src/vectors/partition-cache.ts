@@ -113,6 +113,8 @@ export class PartitionCache {
   /** Drop the copies of partitions written since (a replaced batch's, once deleted): their memory is free at once. */
   sweep(generationOf: (partition: string) => number | undefined): void {
     for (const [name, entry] of this.copies) if (generationOf(name) !== entry.generation) this.copies.delete(name);
+    // What was decided about such partitions no longer holds either (one entry per batch ever searched otherwise).
+    for (const [name, generation] of this.settled) if (generationOf(name) !== generation) this.settled.delete(name);
     this.recount();
   }
 
