@@ -15,10 +15,10 @@ const MAX_REMEMBERED = 1000;
 const remembered = new WeakMap<Database.Database, Map<string, IdRange | null>>();
 
 /**
- * The id range of the live batch of a library version (see liveBatch); undefined when it has no rows. Without a
- * live batch record the rows are batch 0's, from before batches existed: nothing writes to that batch any more.
+ * The live batch of a library version (as liveBatch answers it) and its id range; no range when it has no rows.
+ * Without a live batch record the rows are batch 0's, from before batches existed: nothing writes to that batch.
  */
-export function liveBatchIdRange(db: Database.Database, libraryId: string, version: string): IdRange | undefined {
+export function liveBatchWithRange(db: Database.Database, libraryId: string, version: string): { batch: number; range?: IdRange } {
   const live = (db.prepare("SELECT batch, started_at AS startedAt FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").get(libraryId, version) as
     | { batch: number; startedAt: string }
     | undefined) ?? { batch: 0, startedAt: "" };
@@ -34,5 +34,5 @@ export function liveBatchIdRange(db: Database.Database, libraryId: string, versi
     if (ranges.size >= MAX_REMEMBERED) ranges.delete(ranges.keys().next().value!);
     ranges.set(key, range);
   }
-  return range ?? undefined;
+  return range ? { batch: live.batch, range } : { batch: live.batch };
 }

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { liveBatchIdRange } from "./batch-id-range.js";
+import { liveBatchWithRange } from "./batch-id-range.js";
 import { liveBatch } from "./snippet-batches.js";
 
 /**
@@ -22,8 +22,7 @@ const BM25 = "bm25(snippets_fts, 4.0, 2.0, 1.0)";
  * again with the owner checked for every row, so the answer is always the same.
  */
 export function bm25ScoredSnippets(db: Database.Database, libraryId: string, version: string, expression: string, depth: number): Array<{ id: number; score: number }> {
-  const batch = liveBatch(db, libraryId, version);
-  const range = liveBatchIdRange(db, libraryId, version);
+  const { batch, range } = liveBatchWithRange(db, libraryId, version);
   if (range) {
     const limit = depth + Math.max(50, depth >> 1);
     const rows = db
