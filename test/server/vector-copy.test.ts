@@ -4,18 +4,16 @@ import { openVolume } from "../../src/volume/open-volume.js";
 import { runCli } from "../helpers/cli.js";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp.js";
+import { wordSource } from "../helpers/words.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
 });
 
-const WORDS = "cache retry timeout header token stream socket parser router plugin logger schema index backup restore archive cluster shard replica queue worker thread pool lock proxy cookie session upload download mirror bucket region".split(" ");
-
 /** A public library of `count` distinct snippets (each has words of its own, so no two rank alike). */
 async function bigLibrary(dataDir: string, count: number): Promise<void> {
-  let seed = 5;
-  const word = () => WORDS[(seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % WORDS.length]!;
+  const word = wordSource(5);
   const volume = openVolume(dataDir);
   try {
     volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/big/lib', 'big', 'git', 'finalized')").run();

@@ -3,10 +3,9 @@ import { openVolume } from "../../src/volume/open-volume.js";
 import { bm25ScoredSnippets } from "../../src/store/snippet-search.js";
 import { liveBatch } from "../../src/store/snippet-batches.js";
 import { tempDir } from "../helpers/temp.js";
+import { wordSource } from "../helpers/words.js";
 
-const WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega retry timeout header".split(" ");
-let seed = 3;
-const word = () => WORDS[(seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % WORDS.length]!;
+const word = wordSource(3, "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega retry timeout header".split(" "));
 const row = (i: number) => {
   const content = Array.from({ length: 4 + (i % 9) }, word).join(" ");
   return { kind: "info" as const, title: `${word()} ${i}`, description: word(), language: null, content, sourcePath: "a.md", tokens: 5, pageTitle: null };

@@ -8,15 +8,13 @@ import { createPartitionSearch } from "../../src/vectors/partition-search.js";
 import { QuantizedPartitionBuilder } from "../../src/vectors/quantized-partition.js";
 import { openVectorIndex, type VectorIndex } from "../../src/vectors/vector-index.js";
 import { tempDir } from "../helpers/temp.js";
+import { wordSource } from "../helpers/words.js";
 
 const embedder = createHashingEmbedder();
-const WORDS = "cache retry timeout header token stream socket parser router plugin logger schema index backup restore archive cluster shard replica queue worker thread pool lock proxy cookie session upload download mirror bucket region".split(" ");
-
-/** Deterministic snippet-like texts: a few words of the vocabulary each, so that queries have near and far answers. */
+/** Deterministic snippet-like texts: a few words each, so that queries have near and far answers. */
 function texts(count: number, seed: number): string[] {
-  let state = seed;
-  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % WORDS.length;
-  return Array.from({ length: count }, (_, i) => `${Array.from({ length: 6 }, () => WORDS[next()]).join(" ")} item${i % 97}`);
+  const word = wordSource(seed);
+  return Array.from({ length: count }, (_, i) => `${Array.from({ length: 6 }, word).join(" ")} item${i % 97}`);
 }
 
 async function fill(index: VectorIndex, partition: string, firstId: number, count: number, seed: number): Promise<void> {
