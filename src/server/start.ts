@@ -23,6 +23,7 @@ import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-vol
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
 import { createVectorSearchWorker, MIN_CACHED_VECTORS } from "../vectors/knn-worker.js";
 import type { CopyMade } from "../vectors/partition-cache.js";
+import { warmVectorCopies } from "../ops/warm-vector-copies.js";
 import { partitionLibrary } from "../vectors/vector-index.js";
 import { describeRecovery, recoverInterruptedRestore } from "../ops/restore-journal.js";
 import { applyStagedRestore } from "../ops/staged-restore.js";
@@ -76,6 +77,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
       logVectorCopy(logger, copy, settings.vectorCacheBytes),
     );
+    // In the background: the server answers meanwhile (the first searches scan, as before).
+    void warmVectorCopies(opened, settings.vectorCacheBytes).catch((err: Error) => logger.warn({ err: err.message }, "vector search: copying large libraries' vectors at start failed; they are copied at their first search instead"));
     const checkpointer = opened.checkpointInThread((err) =>
       logger.warn({ err: err.message }, "WAL checkpoints run inside requests again (the checkpoint thread stopped); requests may wait on the disk meanwhile. Restart the server to move them back to their thread."),
     );

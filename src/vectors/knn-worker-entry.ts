@@ -7,7 +7,8 @@ import { createPartitionSearch } from "./partition-search.js";
 const { file, cache } = workerData as { file: string; cache: PartitionCacheOptions };
 const search = createPartitionSearch(file, cache, (copied) => parentPort!.postMessage({ copied }));
 
-parentPort!.on("message", ({ id, vector, k, partition }: { id: number; vector: Float32Array; k: number; partition: string }) => {
+parentPort!.on("message", ({ id, vector, k, partition, warm }: { id: number; vector: Float32Array; k: number; partition: string; warm?: boolean }) => {
+  if (warm) return search.warm(partition);
   // Test hooks: a thread that hangs, or one that dies, must cost one request an error, never the server.
   stallpoint("vector-search-stall");
   if (process.env.LDS_FAILPOINT === "vector-search-crash") process.exit(70);

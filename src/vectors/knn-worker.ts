@@ -9,6 +9,8 @@ const ENTRY = builtModule(import.meta.url, "./knn-worker-entry.js");
 
 export interface VectorSearch {
   nearest(vector: Float32Array, k: number, partition: string): Promise<VectorMatch[]>;
+  /** Have the thread copy a large partition into memory before its first search (see partition-search.ts). */
+  warm(partition: string): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,10 @@ export function createVectorSearchWorker(
         pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
         worker!.postMessage({ id, vector: copy, k, partition }, [copy.buffer]);
       });
+    },
+    warm(partition) {
+      worker ??= start();
+      worker.postMessage({ warm: true, partition });
     },
     async close() {
       const w = worker;

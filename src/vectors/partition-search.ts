@@ -12,6 +12,8 @@ const CANDIDATES = (k: number) => Math.max(2 * k, k + 100);
 
 export interface PartitionSearch {
   nearest(vector: Float32Array, k: number, partition: string): VectorMatch[];
+  /** Build the partition's copy now, before its first search (the server does it at start for large libraries). */
+  warm(partition: string): void;
   /** Resolves when no copy is being built (tests wait for it). */
   settled(): Promise<void>;
   readonly cache: PartitionCache;
@@ -47,6 +49,21 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
     return matches.sort((a, b) => a.distance - b.distance || a.snippetId - b.snippetId).slice(0, k);
   };
 
+  /** Queue the copy of this generation of the partition, unless one is there, on its way or was refused. */
+  const copyLater = (partition: string, generation: number | undefined, worthIt: boolean) => {
+    if (generation === undefined || !cache.wants(partition, generation)) return;
+    cache.settle(partition, generation);
+    if (!worthIt) return;
+    // One copy at a time.
+    building = building
+      .then(() => {
+        cache.sweep(generationOf);
+        return cache.build(partition, () => partitionRows(file, partition), pause);
+      })
+      .then((made) => made && onCopy(made))
+      .catch(() => {});
+  };
+
   return {
     cache,
     nearest(vector, k, partition) {
@@ -54,18 +71,12 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
       const copy = generation === undefined ? undefined : cache.get(partition, generation);
       if (copy) return fromCopy(copy.candidates(vector, CANDIDATES(k)), vector, k, partition);
       const rows = knn.all(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), k, partition) as Array<{ snippet_id: number; distance: number }>;
-      if (generation !== undefined && cache.wants(partition, generation)) {
-        cache.settle(partition, generation);
-        // Fewer rows than asked for are the whole partition, which is small; copies are built one at a time.
-        if (rows.length >= Math.min(k, options.minVectors)) building = building
-            .then(() => {
-              cache.sweep(generationOf);
-              return cache.build(partition, () => partitionRows(file, partition), pause);
-            })
-            .then((made) => made && onCopy(made))
-            .catch(() => {});
-      }
+      // Fewer rows than asked for are the whole partition, which is small.
+      copyLater(partition, generation, rows.length >= Math.min(k, options.minVectors));
       return rows.map((r) => ({ snippetId: Number(r.snippet_id), distance: r.distance }));
+    },
+    warm(partition) {
+      copyLater(partition, generationOf(partition), true);
     },
     settled: () => building,
     close() {

@@ -12,6 +12,11 @@ const SCALE = 256;
 /** Query weights are integers too (component × QUERY_SCALE): 384 × 127 × 1024 stays far inside 32 bits. */
 const QUERY_SCALE = 1024;
 
+/** Memory a copy holds per vector: its bytes, its snippet id (8) and its running score (4). */
+export function copyBytesPerVector(dimensions: number): number {
+  return dimensions + 12;
+}
+
 export interface QuantizedPartition {
   readonly count: number;
   /** Memory held: the quantized vectors and their snippet ids. */
@@ -40,7 +45,7 @@ export class QuantizedPartitionBuilder {
 
   /** Bytes the finished partition will hold (its vectors, snippet ids and running scores). */
   get bytes(): number {
-    return this.ids.length * (this.dimensions + 12);
+    return this.ids.length * copyBytesPerVector(this.dimensions);
   }
 
   add(snippetId: number, vector: Float32Array): void {

@@ -34,7 +34,7 @@ async function bigLibrary(dataDir: string, count: number): Promise<void> {
 }
 
 describe("the server's in-memory copies of large libraries' vectors", () => {
-  it("searches a library of 20,000 snippets from a copy once it logs it ready, with the same answers", async () => {
+  it("copies a library of 20,000 snippets at start and answers from it as the scan does; a budget too small is named", async () => {
     const dataDir = tempDir("lds-vcopy-");
     await bigLibrary(dataDir, 20_000);
     const cli = async (...args: string[]) => {
@@ -45,36 +45,38 @@ describe("the server's in-memory copies of large libraries' vectors", () => {
     await cli("teams", "create", "big", "--plan", "enterprise");
     await cli("users", "add", "dev@big.test", "--team", "big", "--role", "owner");
     const key = JSON.parse(await cli("keys", "create", "--email", "dev@big.test", "--json")).key as string;
-    const server = await startServer(dataDir);
-    servers.push(server);
     const questions = ["retry timeout for the proxy", "restore a backup archive", "worker thread pool lock", "cookie session upload"];
-    let base = server.url;
-    const ask = async (query: string) => {
-      const response = await fetch(`${base}/v2/context?${new URLSearchParams({ libraryId: "/big/lib", query, type: "json" })}`, { headers: { authorization: `Bearer ${key}` } });
+    const ask = async (server: TestServer, query: string) => {
+      const response = await fetch(`${server.url}/v2/context?${new URLSearchParams({ libraryId: "/big/lib", query, type: "json" })}`, { headers: { authorization: `Bearer ${key}` } });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { infoSnippets: Array<{ pageId: string; content: string }> };
       return body.infoSnippets.map((s) => s.content);
     };
-    const before = [];
-    for (const q of questions) before.push(await ask(q)); // the first search starts the copy
-    const ready = await eventually(async () => server.output().split("\n").find((line) => line.includes("in-memory copy of a large library")), 60_000);
-    expect(JSON.parse(ready)).toMatchObject({ level: 30, library: "/big/lib", vectors: 20_000 });
-    for (const [i, q] of questions.entries()) {
-      const after = await ask(q);
-      expect(after.length).toBeGreaterThan(0);
-      expect(after).toEqual(before[i]);
-    }
+    const lineOf = (server: TestServer, text: string) => server.output().split("\n").find((line) => line.includes(text));
 
-    // With too small a budget the operator is told which setting to raise, and searches still answer the same.
-    await server.stop();
-    servers.pop();
-    const small = await startServer(dataDir, { LDS_VECTOR_CACHE_MB: "1" });
-    servers.push(small);
-    base = small.url;
-    expect(await ask(questions[0]!)).toEqual(before[0]);
-    const warning = await eventually(async () => small.output().split("\n").find((line) => line.includes("LDS_VECTOR_CACHE_MB")), 60_000);
+    // Too small a budget: no copy, every search scans as stored (the reference answers), and the operator is told
+    // which setting to raise.
+    const scanning = await startServer(dataDir, { LDS_VECTOR_CACHE_MB: "1" });
+    servers.push(scanning);
+    const exact = [];
+    for (const q of questions) exact.push(await ask(scanning, q));
+    const warning = await eventually(async () => lineOf(scanning, "LDS_VECTOR_CACHE_MB"), 60_000);
     expect(JSON.parse(warning)).toMatchObject({ level: 40, library: "/big/lib", budgetMib: 1 });
     expect(JSON.parse(warning).msg).toMatch(/^vector search: the vectors of \/big\/lib need more than the 1 MiB of LDS_VECTOR_CACHE_MB .* Raise LDS_VECTOR_CACHE_MB \(a copy takes 396 bytes per snippet\) and restart the server/);
-    expect(await ask(questions[1]!)).toEqual(before[1]);
+    expect(lineOf(scanning, "in-memory copy of a large library")).toBeUndefined();
+    await scanning.stop();
+    servers.pop();
+
+    // The default budget: the copy is made at start, before any search, and answers as the scan did.
+    const copying = await startServer(dataDir);
+    servers.push(copying);
+    const ready = await eventually(async () => lineOf(copying, "in-memory copy of a large library"), 60_000);
+    expect(JSON.parse(ready)).toMatchObject({ level: 30, library: "/big/lib", vectors: 20_000 });
+    for (const [i, q] of questions.entries()) {
+      const answer = await ask(copying, q);
+      expect(answer.length).toBeGreaterThan(0);
+      expect(answer).toEqual(exact[i]);
+    }
+    expect(lineOf(copying, "LDS_VECTOR_CACHE_MB")).toBeUndefined();
   }, 120_000);
 });
