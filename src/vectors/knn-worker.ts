@@ -21,8 +21,8 @@ export const SEARCH_TIMEOUT_MS = 10_000;
 export const MIN_CACHED_VECTORS = 20_000;
 
 /**
- * Nearest-neighbour queries in a worker thread. The vector search is the longest step of a search (a scan of
- * 100,000 vectors by sqlite-vec: ~40 ms; from the worker's quantized copy, partition-search.ts: ~10 ms); in a thread
+ * Nearest-neighbour queries in a worker thread. The vector search is one of a search's two long steps (a scan of
+ * 100,000 vectors by sqlite-vec: ~50 ms; from the worker's quantized copy, partition-search.ts: ~14 ms); in a thread
  * of its own it runs while the main thread does the BM25 query, and other requests are not held up behind it. The
  * server's only user; a dead worker is replaced at the next query, and one that does not answer within `timeoutMs`
  * is terminated (and replaced) with a 504 timeout for the request. `cache` bounds the worker's in-memory copies of
