@@ -35,7 +35,6 @@ export class PartitionCache {
   private readonly copies = new Map<string, { generation: number; partition: QuantizedPartition }>();
   /** Partitions being copied, or found not worth a copy (too small, too large), at a generation. */
   private readonly settled = new Map<string, number>();
-  private held = 0;
 
   constructor(private readonly options: PartitionCacheOptions) {}
 
@@ -46,7 +45,6 @@ export class PartitionCache {
     if (entry.generation !== generation) {
       // The partition changed since: the copy can never be used again.
       this.copies.delete(partition);
-      this.recount();
       return undefined;
     }
     this.copies.delete(partition);
@@ -67,8 +65,9 @@ export class PartitionCache {
     this.settled.set(partition, generation);
   }
 
+  /** Memory the copies hold together. */
   get bytes(): number {
-    return this.held;
+    return [...this.copies.values()].reduce((sum, entry) => sum + entry.partition.bytes, 0);
   }
 
   /**
@@ -101,11 +100,10 @@ export class PartitionCache {
     const copy = await builder.finish(pause);
     this.copies.delete(partition);
     this.copies.set(partition, { generation, partition: copy });
-    this.recount();
-    for (const [name, entry] of this.copies) {
-      if (this.held <= this.options.budgetBytes || name === partition) break;
+    // Least recently searched first (a Map keeps insertion order; get() moves a copy to the end).
+    for (const name of this.copies.keys()) {
+      if (this.bytes <= this.options.budgetBytes || name === partition) break;
       this.copies.delete(name);
-      this.recount();
     }
     return { partition, vectors: copy.count, bytes: copy.bytes, ms: Math.round(performance.now() - started) };
   }
@@ -115,10 +113,5 @@ export class PartitionCache {
     for (const [name, entry] of this.copies) if (generationOf(name) !== entry.generation) this.copies.delete(name);
     // What was decided about such partitions no longer holds either (one entry per batch ever searched otherwise).
     for (const [name, generation] of this.settled) if (generationOf(name) !== generation) this.settled.delete(name);
-    this.recount();
-  }
-
-  private recount(): void {
-    this.held = [...this.copies.values()].reduce((sum, entry) => sum + entry.partition.bytes, 0);
   }
 }

@@ -104,11 +104,10 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
       del: db.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?"),
       partitionOf: db.prepare("SELECT partition FROM vec_snippets WHERE snippet_id = ?").pluck(),
       knn: db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?"),
-      has: db.prepare("SELECT 1 FROM vec_snippets WHERE snippet_id = ?"),
     };
     return cached;
   };
-  let cached: { insert: Database.Statement; del: Database.Statement; partitionOf: Database.Statement; knn: Database.Statement; has: Database.Statement } | undefined;
+  let cached: { insert: Database.Statement; del: Database.Statement; partitionOf: Database.Statement; knn: Database.Statement } | undefined;
   /** Delete a snippet's vector if it has one; the partition it was in, which thereby changed. */
   const removeOne = (snippetId: number): string | undefined => {
     const { del, partitionOf } = statements();
@@ -157,7 +156,7 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
       return db.prepare("SELECT count(*) FROM vec_snippets").pluck().get() as number;
     },
     has(snippetId) {
-      return statements().has.get(BigInt(snippetId)) !== undefined;
+      return statements().partitionOf.get(BigInt(snippetId)) !== undefined;
     },
     recreate() {
       cached = undefined;
