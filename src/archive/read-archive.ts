@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { Parser, type ReadEntry } from "tar";
 import { LdsError } from "../errors.js";
+import { youngGarbageCollector } from "../util/young-garbage.js";
 import { archiveDamaged, MANIFEST_MAX_BYTES, MANIFEST_PATH, parseManifest, type Manifest, type ManifestFile } from "./manifest.js";
 
 export interface ReadArchiveOptions {
@@ -136,9 +137,11 @@ function extractEntry(entry: ReadEntry, listed: ManifestFile, root: string, prog
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   const out = fs.createWriteStream(target, { flags: "wx", mode: 0o600 });
   const hash: Hash = createHash("sha256");
+  const collectGarbage = youngGarbageCollector();
   return new Promise<string>((resolve, reject) => {
     entry.on("data", (chunk: Buffer) => {
       hash.update(chunk);
+      collectGarbage(chunk.length);
       progress(chunk.length);
       if (!out.write(chunk)) {
         entry.pause();

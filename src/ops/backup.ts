@@ -18,6 +18,7 @@ import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
 import { enterVolume, type VolumeEntry } from "./enter-volume.js";
 import { removeLeftovers } from "../util/files.js";
+import { youngGarbageCollector } from "../util/young-garbage.js";
 
 export interface BackupOptions {
   dataDir: string;
@@ -198,10 +199,12 @@ async function applyRetention(destination: Destination, keep?: number): Promise<
 /** Counts and hashes the archive bytes on their way to the destination, for progress and the result. */
 function archiveMeter(onBytes: (bytes: number) => void): Transform & { sha256(): string } {
   const hash = createHash("sha256");
+  const collectGarbage = youngGarbageCollector();
   let bytes = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       hash.update(chunk);
+      collectGarbage(chunk.length);
       bytes += chunk.length;
       onBytes(bytes);
       callback(null, chunk);
