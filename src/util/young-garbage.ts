@@ -16,6 +16,9 @@ let collect: ((options: { type: "minor" }) => void) | null | undefined;
 
 function minorCollector(): ((options: { type: "minor" }) => void) | null {
   if (collect !== undefined) return collect;
+  // Started with --expose-gc (a profiling operator, a test runner): use it, and leave the flag as it was.
+  const exposed = (globalThis as { gc?: (options: { type: "minor" }) => void }).gc;
+  if (typeof exposed === "function") return (collect = exposed);
   try {
     setFlagsFromString("--expose-gc");
     collect = runInNewContext("gc") as (options: { type: "minor" }) => void;

@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { youngGarbageCollector } from "../../src/util/young-garbage.js";
 
@@ -46,5 +48,18 @@ describe("youngGarbageCollector", () => {
   it("leaves no global gc behind", () => {
     youngGarbageCollector(1)(1);
     expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+  });
+
+  it("uses the gc of a process started with --expose-gc and leaves that flag on", () => {
+    // The built module, in a process of its own: the flag is process-wide (npm test builds dist/ first).
+    const built = fileURLToPath(new URL("../../dist/util/young-garbage.js", import.meta.url));
+    const script = `
+      import { runInNewContext } from "node:vm";
+      const { youngGarbageCollector } = await import(${JSON.stringify(built)});
+      youngGarbageCollector(1)(1);
+      console.log(typeof globalThis.gc, typeof runInNewContext("typeof gc === 'function' ? gc : undefined"));`;
+    const child = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(child.stderr).toBe("");
+    expect(child.stdout.trim()).toBe("function function");
   });
 });
