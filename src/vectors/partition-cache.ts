@@ -97,7 +97,7 @@ export class PartitionCache {
       source.close();
     }
     if (!builder || builder.count < this.options.minVectors) return undefined;
-    const copy = await builder.finish(pause);
+    const copy = builder.finish();
     this.copies.delete(partition);
     this.copies.set(partition, { generation, partition: copy });
     // Least recently searched first (a Map keeps insertion order; get() moves a copy to the end).

@@ -1,9 +1,9 @@
 /**
- * A partition's vectors held in memory as 8-bit integers, one array per dimension ("dimension-major"), to pick the
+ * A partition's vectors held in memory as 8-bit integers, laid out by dimension (in blocks of rows), to pick the
  * candidates of a nearest-neighbour query quickly; the candidates are then ranked by their exact vectors (see
  * partition-cache.ts). Why this layout: a query embedding of the hashing embedder is sparse (a question of a few
  * words sets 50-100 of 384 dimensions), so its dot product with every stored vector needs only those dimensions'
- * arrays: a quarter of the work of a full scan, and a quarter of the bytes of float32. sqlite-vec's scan reads and
+ * values: a quarter of the work of a full scan, and a quarter of the bytes of float32. sqlite-vec's scan reads and
  * multiplies every float (no SIMD in its published build): ~40-50 ms for 100,000 vectors, against ~8 ms here.
  */
 
@@ -25,18 +25,27 @@ export interface QuantizedPartition {
   candidates(query: Float32Array, count: number): number[];
 }
 
-/** Collects a partition's vectors in arrival order, then lays them out by dimension (finish). */
+/**
+ * Rows per block. The copy is a list of blocks, each laid out by dimension within itself: a query's running scores
+ * for one block (16 KiB) stay in the CPU's first-level cache while each of its dimensions is added, and a block is
+ * transposed as soon as it is full, so a copy being built holds its finished blocks and one block of rows, never the
+ * whole partition twice.
+ */
+const BLOCK_ROWS = 4096;
+
+/** Collects a partition's vectors in arrival order, one block at a time (finish hands over the copy). */
 export class QuantizedPartitionBuilder {
-  private readonly rows: Int8Array[] = [];
+  private readonly blocks: Int8Array[] = [];
   private readonly ids: number[] = [];
-  private current: Int8Array;
+  /** The block being filled, row by row. */
+  private readonly rows: Int8Array;
   private filled = 0;
 
   constructor(
     private readonly dimensions: number,
-    private readonly rowsPerBlock = 1024,
+    private readonly blockRows = BLOCK_ROWS,
   ) {
-    this.current = new Int8Array(dimensions * rowsPerBlock);
+    this.rows = new Int8Array(dimensions * blockRows);
   }
 
   get count(): number {
@@ -50,36 +59,26 @@ export class QuantizedPartitionBuilder {
 
   add(snippetId: number, vector: Float32Array): void {
     if (vector.length !== this.dimensions) throw new Error(`a vector of ${vector.length} dimensions in a partition of ${this.dimensions}`);
-    if (this.filled === this.rowsPerBlock) {
-      this.rows.push(this.current);
-      this.current = new Int8Array(this.dimensions * this.rowsPerBlock);
-      this.filled = 0;
-    }
     const base = this.filled * this.dimensions;
-    for (let d = 0; d < this.dimensions; d++) this.current[base + d] = quantize(vector[d]!);
-    this.filled++;
+    for (let d = 0; d < this.dimensions; d++) this.rows[base + d] = quantize(vector[d]!);
     this.ids.push(snippetId);
+    if (++this.filled === this.blockRows) this.closeBlock();
   }
 
-  /**
-   * Lay the vectors out by dimension, one block of rows at a time with `pause()` awaited between blocks, so that a
-   * thread answering queries meanwhile is never held up for the whole transposition.
-   */
-  async finish(pause: () => Promise<void> = async () => {}): Promise<QuantizedPartition> {
-    const n = this.ids.length;
+  finish(): QuantizedPartition {
+    this.closeBlock();
+    return quantizedPartition(Float64Array.from(this.ids), this.blocks.splice(0), this.dimensions, this.blockRows);
+  }
+
+  /** Transpose the rows collected into a block of their own size, dimension by dimension. */
+  private closeBlock(): void {
+    const rows = this.filled;
+    if (rows === 0) return;
     const dims = this.dimensions;
-    const columns = new Int8Array(n * dims);
-    const blocks = [...this.rows, this.current];
-    this.rows.length = 0;
-    let row = 0;
-    for (let b = 0; b < blocks.length; b++) {
-      const block = blocks[b]!;
-      const rowsHere = Math.min(this.rowsPerBlock, n - row);
-      for (let r = 0; r < rowsHere; r++, row++) for (let d = 0; d < dims; d++) columns[d * n + row] = block[r * dims + d]!;
-      blocks[b] = new Int8Array(0); // its memory can go now
-      await pause();
-    }
-    return quantizedPartition(Float64Array.from(this.ids), columns, dims);
+    const block = new Int8Array(rows * dims);
+    for (let r = 0; r < rows; r++) for (let d = 0; d < dims; d++) block[d * rows + r] = this.rows[r * dims + d]!;
+    this.blocks.push(block);
+    this.filled = 0;
   }
 }
 
@@ -88,30 +87,36 @@ function quantize(value: number): number {
   return q > 127 ? 127 : q < -127 ? -127 : q;
 }
 
-function quantizedPartition(ids: Float64Array, columns: Int8Array, dimensions: number): QuantizedPartition {
+/** `blocks` hold `blockRows` rows each, the last one the rest; row i of the partition is snippet ids[i]. */
+function quantizedPartition(ids: Float64Array, blocks: Int8Array[], dimensions: number, blockRows: number): QuantizedPartition {
   const n = ids.length;
   const scores = new Int32Array(n);
   return {
     count: n,
-    bytes: columns.byteLength + ids.byteLength + scores.byteLength,
+    bytes: blocks.reduce((sum, block) => sum + block.byteLength, 0) + ids.byteLength + scores.byteLength,
     candidates(query, count) {
-      scores.fill(0);
-      const used: Array<{ column: Int8Array; weight: number }> = [];
+      const used: number[] = [];
+      const weights: number[] = [];
       for (let d = 0; d < dimensions; d++) {
         const weight = Math.round(query[d]! * QUERY_SCALE);
-        if (weight !== 0) used.push({ column: columns.subarray(d * n, d * n + n), weight });
+        if (weight !== 0) used.push(d), weights.push(weight);
       }
-      // Four dimensions per pass: a quarter of the loads and stores of the running scores.
-      let u = 0;
-      for (; u + 4 <= used.length; u += 4) {
-        const [a, b, c, e] = [used[u]!, used[u + 1]!, used[u + 2]!, used[u + 3]!];
-        const ca = a.column, cb = b.column, cc = c.column, ce = e.column;
-        const wa = a.weight, wb = b.weight, wc = c.weight, we = e.weight;
-        for (let i = 0; i < n; i++) scores[i] += wa * ca[i]! + wb * cb[i]! + wc * cc[i]! + we * ce[i]!;
-      }
-      for (; u < used.length; u++) {
-        const { column, weight } = used[u]!;
-        for (let i = 0; i < n; i++) scores[i] += weight * column[i]!;
+      for (let b = 0; b < blocks.length; b++) {
+        const block = blocks[b]!;
+        const rows = block.length / dimensions;
+        const base = b * blockRows;
+        for (let i = 0; i < rows; i++) scores[base + i] = 0;
+        // Four dimensions per pass: a quarter of the loads and stores of the running scores.
+        let u = 0;
+        for (; u + 4 <= used.length; u += 4) {
+          const oa = used[u]! * rows, ob = used[u + 1]! * rows, oc = used[u + 2]! * rows, oe = used[u + 3]! * rows;
+          const wa = weights[u]!, wb = weights[u + 1]!, wc = weights[u + 2]!, we = weights[u + 3]!;
+          for (let i = 0; i < rows; i++) scores[base + i] += wa * block[oa + i]! + wb * block[ob + i]! + wc * block[oc + i]! + we * block[oe + i]!;
+        }
+        for (; u < used.length; u++) {
+          const o = used[u]! * rows, w = weights[u]!;
+          for (let i = 0; i < rows; i++) scores[base + i] += w * block[o + i]!;
+        }
       }
       return [...topIndexes(scores, Math.min(count, n))].map((i) => ids[i]!);
     },

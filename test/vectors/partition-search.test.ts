@@ -140,9 +140,10 @@ describe("quantized partitions", () => {
       return v.map((x) => x / norm);
     };
     const vectors = Array.from({ length: 4000 }, () => unit(Float32Array.from({ length: 64 }, random)));
-    const builder = new QuantizedPartitionBuilder(64, 100);
+    // Blocks of 300 rows: thirteen full ones and a last one of 100.
+    const builder = new QuantizedPartitionBuilder(64, 300);
     vectors.forEach((v, i) => builder.add(i + 1, v));
-    const partition = await builder.finish();
+    const partition = builder.finish();
     expect(partition.count).toBe(4000);
     let found = 0;
     for (let q = 0; q < 20; q++) {
@@ -154,5 +155,19 @@ describe("quantized partitions", () => {
       found += best.filter((id) => candidates.has(id)).length;
     }
     expect(found).toBeGreaterThanOrEqual(198);
+  });
+
+  it("score every row in its own block, the last block partly filled", () => {
+    // Seven rows in blocks of three: rows 1-3, 4-6 and 7. Row r points along the first dimension, r times as far.
+    const builder = new QuantizedPartitionBuilder(4, 3);
+    for (let r = 1; r <= 7; r++) builder.add(100 + r, Float32Array.from([0.05 * r, 0, 0, 0.01]));
+    const partition = builder.finish();
+    expect(partition.count).toBe(7);
+    expect(partition.bytes).toBe(7 * (4 + 12));
+    const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+    expect(partition.candidates(Float32Array.from([1, 0, 0, 0]), 1)).toEqual([107]);
+    expect(sorted(partition.candidates(Float32Array.from([1, 0, 0, 0]), 3))).toEqual([105, 106, 107]);
+    expect(sorted(partition.candidates(Float32Array.from([-1, 0, 0, 0]), 4))).toEqual([101, 102, 103, 104]);
+    expect(sorted(partition.candidates(Float32Array.from([0.5, 0.5, 0.5, 0.5]), 9))).toEqual([101, 102, 103, 104, 105, 106, 107]);
   });
 });
