@@ -26,10 +26,9 @@ export interface QuantizedPartition {
 }
 
 /**
- * Rows per block. The copy is a list of blocks, each laid out by dimension within itself: a query's running scores
- * for one block (16 KiB) stay in the CPU's first-level cache while each of its dimensions is added, and a block is
- * transposed as soon as it is full, so a copy being built holds its finished blocks and one block of rows, never the
- * whole partition twice.
+ * Rows per block. The copy is a list of blocks, each laid out by dimension within itself, and a block is transposed
+ * as soon as it is full: a copy being built holds its finished blocks and one block of rows, never the whole
+ * partition twice (as rows, then as columns). Queries are as fast as over one array per dimension (measured).
  */
 const BLOCK_ROWS = 4096;
 
