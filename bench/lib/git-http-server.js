@@ -57,6 +57,10 @@ export async function startGitHttpServer(token) {
     base,
     root,
     requests,
+    /** From now on the private repositories take `next` instead (a host that stopped accepting the old token). */
+    setToken(next) {
+      token = next;
+    },
     /** A bare repository at /<owner>/<name>.git made from a map of paths to contents; a private one needs the token. */
     async createRepo(visibility, owner, name, files, branch = "main") {
       const work = fs.mkdtempSync(path.join(os.tmpdir(), "lds-git-work-"));

@@ -26,6 +26,18 @@ function mustReconnect(providerName: string, connects: "git" | "wiki", what: str
 }
 
 /**
+ * After a host refused a grant's access token (a git clone's 401 or 403 with a token the provider invalidated before
+ * it expired): a refreshed token to try once more, or undefined when the grant has no refresh token. Then the
+ * refusal stands as it is and the grant stays connected: a 403 may only mean that the account may not read that
+ * repository, which a new token would not change (grantAccessToken's `force` would mark such a grant revoked).
+ */
+export async function renewedAccessToken(store: Store, grantId: number): Promise<string | undefined> {
+  const tokens = await store.oauth.tokens(grantId);
+  if (!tokens?.refreshToken || tokens.state === "revoked") return undefined;
+  return grantAccessToken(store, grantId, { force: true });
+}
+
+/**
  * A grant's access token, refreshed first when it expires within a minute, or always with `force` (the provider
  * answered 401 to it). A refresh the provider refuses (revoked, expired) marks the grant revoked and fails with a
  * reason that says to reconnect; the overview shows it until then.

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { describeFailure } from "../errors.js";
+import { describeFailure, LdsError } from "../errors.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { documentSnippets } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
@@ -23,6 +23,8 @@ export interface IngestGitOptions extends GitUrlPolicy {
   branch?: string;
   /** Never stored by this function, never logged or returned. */
   token?: string;
+  /** A connected account's fresh token, asked for once when the host refuses `token` (see ops/git-connection.ts). */
+  renewToken?: () => Promise<string | undefined>;
   skipVersionFiltering?: boolean;
   /** Also make snippets from the source code's documented exports (TypeScript/JavaScript, Python, Go). */
   generateDocs?: boolean;
@@ -58,7 +60,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
   const setState = (state: LibraryState, reason: string | null = null) => store.libraries.setState(libraryId, state, reason);
 
   try {
-    const head = await remoteHead({ url, branch: options.branch, token: options.token, caFile: options.caFile, signal: options.signal });
+    const { head, token } = await remoteHeadRenewing(options, url, options.branch);
     const known = branches.find((b) => (options.branch ? b.name === options.branch : b === branches[0]));
     // A library serves one branch: its record is replaced, never kept beside another (docs/api.md, "Branches").
     if (known && known.commit === head) {
@@ -66,7 +68,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
       await setState("finalized");
       return { libraryId, branch: known.name, commit: head, snippets: await store.snippets.count(libraryId, ""), unchanged: true };
     }
-    const { fetched, count, description } = await fetchAndIndex(options, libraryId, url, options.branch, "", setState);
+    const { fetched, count, description } = await fetchAndIndex({ ...options, token }, libraryId, url, options.branch, "", setState);
     const record: BranchRecord = { name: fetched.branch, commit: fetched.commit, fetchedAt: new Date().toISOString() };
     await store.libraries.recordServedBranch(libraryId, record);
     await store.libraries.setDescription(libraryId, description);
@@ -78,6 +80,23 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
   }
 }
 
+/**
+ * The commit `ref` points at (`git ls-remote`), and the token that was let in. When the host refuses the token and a
+ * connected account can renew it (an OAuth token its provider invalidated before it expired), it is asked once
+ * for a fresh one and the host asked again; the clone then uses the fresh one.
+ */
+async function remoteHeadRenewing(options: IngestGitOptions, url: URL, ref: string | undefined): Promise<{ head: string; token?: string }> {
+  const ask = (token: string | undefined) => remoteHead({ url, branch: ref, token, caFile: options.caFile, signal: options.signal });
+  try {
+    return { head: await ask(options.token), token: options.token };
+  } catch (err) {
+    if (!(err instanceof LdsError && err.code === "repository_auth_failed" && options.renewToken)) throw err;
+    const renewed = await options.renewToken();
+    if (renewed === undefined) throw err;
+    return { head: await ask(renewed), token: renewed };
+  }
+}
+
 /** A pinned version: fetched and indexed like the current content, recorded in library_versions. */
 async function ingestVersion(options: IngestGitOptions, libraryId: string, url: URL): Promise<IngestResult> {
   const { store } = options.volume;
@@ -85,9 +104,9 @@ async function ingestVersion(options: IngestGitOptions, libraryId: string, url: 
   checkVersionName(version);
   const ref = options.branch ?? version;
   const known = await store.versions.commit(libraryId, version);
-  const head = await remoteHead({ url, branch: ref, token: options.token, caFile: options.caFile, signal: options.signal });
+  const { head, token } = await remoteHeadRenewing(options, url, ref);
   if (known === head) return { libraryId, branch: ref, commit: head, snippets: await store.snippets.count(libraryId, version), unchanged: true };
-  const { fetched, count } = await fetchAndIndex(options, libraryId, url, ref, version);
+  const { fetched, count } = await fetchAndIndex({ ...options, token }, libraryId, url, ref, version);
   await store.versions.record(libraryId, { name: version, ref, commit: fetched.commit });
   return { libraryId, branch: ref, commit: fetched.commit, snippets: count, unchanged: false };
 }

@@ -4,7 +4,7 @@ import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import type { LibraryRow } from "../store/libraries.js";
 import type { Job } from "../store/jobs.js";
-import { connectedGitToken } from "./git-connection.js";
+import { connectedGitAuth, type GitAuth } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
 import { ingestWikiSpace } from "./ingest-wiki.js";
 import type { OpenVolume } from "../volume/open-volume.js";
@@ -59,14 +59,16 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
           hint: `Point it at its repository: ${action("library.move", { id: job.library_id })}.`,
         });
       }
-      const token = (await store.jobs.token(job.id)) ?? (await connectedToken(library, repositoryUrl, payload.teamId));
+      const given = await store.jobs.token(job.id);
+      const auth = given ? { token: given } : await connectedAuth(library, repositoryUrl, payload.teamId);
       const result = await ingestGitRepository({
         volume,
         libraryId: job.library_id,
         repositoryUrl,
         branch: payload.branch,
         version: payload.version,
-        token,
+        token: auth.token,
+        renewToken: auth.renew,
         skipVersionFiltering: payload.skipVersionFiltering,
         generateDocs: payload.generateDocs,
         signal: shutdown.signal,
@@ -85,8 +87,8 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
   };
 
   /** A private library's team connection, only if it is pinned to the repository's host (never sent elsewhere). */
-  const connectedToken = async (library: LibraryRow, url: string, teamId: number | undefined): Promise<string | undefined> =>
-    library.private && teamId ? connectedGitToken(store, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy) : undefined;
+  const connectedAuth = async (library: LibraryRow, url: string, teamId: number | undefined): Promise<GitAuth> =>
+    library.private && teamId ? connectedGitAuth(store, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy) : {};
 
   // One claiming loop at a time (claims are awaited, and two loops could both see a free slot); a kick during a
   // loop makes it look at the queue once more, so that a job queued meanwhile does not wait for the next poll.

@@ -244,4 +244,32 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     expect(await accessibilityViolations(page)).toEqual([]);
     watched.assertNothingUnexpected();
   });
+
+  it("a git host's refusal of a connected GitLab token renews it once, and the clone uses the new token", async () => {
+    // The provider invalidated the access token before its expiry (a password change, say): the git host now lets
+    // in only the token a refresh hands out. The repository changed meanwhile, so the refresh also clones.
+    const rotated = `glpat_${"r".repeat(20)}`;
+    gitA.setToken(rotated);
+    oauth.issueAccessToken(rotated);
+    await privateA.commit({ "docs/renewed.md": "# Renewed\n\nA page pushed after the token was renewed, about ledger rotation.\n" });
+    const refreshesBefore = oauth.log.tokenRequests.filter((r) => r.provider === "gitlab" && r.ok && r.grantType === "refresh_token").length;
+    const refusedBefore = gitA.requests.filter((r) => !r.authorized).length;
+    const libraries = await (await page.request.get(`${server.url}/api/libraries`)).json();
+    const gitId = libraries.libraries.find((l: { source: string; private: boolean }) => l.source === "git" && l.private).id as string;
+    expect((await call("/v1/refresh", { libraryName: gitId })).status).toBe(200);
+    const renewedPages = () => {
+      const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+      try {
+        return db.prepare("SELECT count(*) FROM snippets WHERE library_id = ? AND title LIKE '%Renewed%'").pluck().get(gitId) as number;
+      } finally {
+        db.close();
+      }
+    };
+    await eventually(async () => renewedPages() > 0 && libraryState(dataDir, gitId)?.state === "finalized", 60_000);
+    // The old token was refused once, one refresh followed, and the clone got in with the new token.
+    expect(gitA.requests.filter((r) => !r.authorized).length).toBeGreaterThan(refusedBefore);
+    expect(oauth.log.tokenRequests.filter((r) => r.provider === "gitlab" && r.ok && r.grantType === "refresh_token")).toHaveLength(refreshesBefore + 1);
+    expect(server.output()).not.toContain(rotated);
+    watched.assertNothingUnexpected();
+  });
 });

@@ -10,6 +10,8 @@ export interface TestRepo {
 export interface GitServer {
   base: string;
   requests: Array<{ url: string; authorized: boolean }>;
+  /** From now on the private repositories take `token` instead (a host that stopped accepting the old one). */
+  setToken(token: string): void;
   createRepo(visibility: "public" | "private", owner: string, name: string, files: Record<string, string>, branch?: string): Promise<TestRepo>;
   close(): Promise<void>;
 }

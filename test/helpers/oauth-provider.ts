@@ -38,6 +38,8 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
   const atlassianRefresh = new Map<string, { valid: boolean }>();
   const log = { tokenRequests: [] as Array<{ provider: string; grantType: string; ok: boolean }>, apiRequests: [] as Array<{ path: string; authorized: boolean }>, revocations: 0 };
   const githubTokens = new Set<string>();
+  /** What GitHub's code exchange and GitLab's code and refresh grants hand out (the git server accepts it). */
+  let accessToken = options.githubAccessToken;
   const gitlabRefresh = new Map<string, { valid: boolean }>();
 
   const sendJson = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -108,9 +110,9 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
         return refuse("bad_verification_code", "The code passed is incorrect or expired.");
       }
       pending.used = true;
-      githubTokens.add(options.githubAccessToken);
+      githubTokens.add(accessToken);
       log.tokenRequests.push({ provider: "github", grantType: "authorization_code", ok: true });
-      return sendJson(res, 200, { access_token: options.githubAccessToken, token_type: "bearer", scope: "repo,read:user" });
+      return sendJson(res, 200, { access_token: accessToken, token_type: "bearer", scope: "repo,read:user" });
     }
     if (path === "/gitlab/oauth/token" && req.method === "POST") {
       const body = new URLSearchParams(await readBody(req));
@@ -134,10 +136,10 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
       } else return refuse(400, "unsupported_grant_type", "The authorization grant type is not supported by the authorization server.");
       const refreshToken = newToken("glrt");
       gitlabRefresh.set(refreshToken, { valid: true });
-      githubTokens.add(options.githubAccessToken);
+      githubTokens.add(accessToken);
       log.tokenRequests.push({ provider: "gitlab", grantType, ok: true });
       // The git server accepts one token, so every GitLab access token is that one; refresh tokens rotate.
-      return sendJson(res, 200, { access_token: options.githubAccessToken, token_type: "Bearer", expires_in: 7200, refresh_token: refreshToken, scope: "read_user read_repository read_api", created_at: Math.floor(Date.now() / 1000) });
+      return sendJson(res, 200, { access_token: accessToken, token_type: "Bearer", expires_in: 7200, refresh_token: refreshToken, scope: "read_user read_repository read_api", created_at: Math.floor(Date.now() / 1000) });
     }
     if (path === "/gitlab/oauth/revoke" && req.method === "POST") {
       const body = new URLSearchParams(await readBody(req));
@@ -224,6 +226,10 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
     github: { authorizeUrl: `${base}/github/login/oauth/authorize`, tokenUrl: `${base}/github/login/oauth/access_token`, apiBase: `${base}/github/api` },
     gitlab: { authorizeUrl: `${base}/gitlab/oauth/authorize`, tokenUrl: `${base}/gitlab/oauth/token`, apiBase: `${base}/gitlab/api/v4` },
     atlassian: { authorizeUrl: `${base}/atlassian/authorize`, tokenUrl: `${base}/atlassian/oauth/token`, apiBase: `${base}/atlassian/api` },
+    /** From now on, grants and refreshes hand out `token` (a provider that replaced a token before its expiry). */
+    issueAccessToken(token: string) {
+      accessToken = token;
+    },
     /** Every Atlassian access token stops working now (as at expiry); refresh tokens still work. */
     expireAtlassianAccess() {
       for (const t of atlassianAccess.values()) t.expiresAt = 0;
