@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { liveBatchRecord } from "./snippet-batches.js";
 
 /**
  * The lowest and highest snippet id of a live batch, remembered per connection. A live batch's rows never change
@@ -19,9 +20,7 @@ const remembered = new WeakMap<Database.Database, Map<string, IdRange | null>>()
  * Without a live batch record the rows are batch 0's, from before batches existed: nothing writes to that batch.
  */
 export function liveBatchWithRange(db: Database.Database, libraryId: string, version: string): { batch: number; range?: IdRange } {
-  const live = (db.prepare("SELECT batch, started_at AS startedAt FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").get(libraryId, version) as
-    | { batch: number; startedAt: string }
-    | undefined) ?? { batch: 0, startedAt: "" };
+  const live = liveBatchRecord(db, libraryId, version) ?? { batch: 0, startedAt: "" };
   let ranges = remembered.get(db);
   if (!ranges) remembered.set(db, (ranges = new Map()));
   const key = JSON.stringify([libraryId, version, live.batch, live.startedAt]);

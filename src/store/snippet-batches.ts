@@ -16,7 +16,17 @@ export function liveBatch(db: Database.Database, libraryId: string, version: str
 
 /** The batch last published for a library version; undefined before the first. */
 function publishedBatch(db: Database.Database, libraryId: string, version: string): number | undefined {
-  return db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(libraryId, version) as number | undefined;
+  return liveBatchRecord(db, libraryId, version)?.batch;
+}
+
+/**
+ * The live batch's record: its number and when it was started (a number can be handed out again once every row of
+ * the batch that had it is gone, so the two name it). Undefined before the first publication.
+ */
+export function liveBatchRecord(db: Database.Database, libraryId: string, version: string): { batch: number; startedAt: string } | undefined {
+  return db.prepare("SELECT batch, started_at AS startedAt FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").get(libraryId, version) as
+    | { batch: number; startedAt: string }
+    | undefined;
 }
 
 /** The versions ("" = current content) of which a library holds rows, in any batch. */
