@@ -17,6 +17,8 @@ export interface ServerSettings {
   searchTimeoutMs: number | undefined;
   /** Memory the vector search worker may give quantized copies of large partitions (LDS_VECTOR_CACHE_MB; 0: none). */
   vectorCacheBytes: number;
+  /** Memory the search thread may give word indexes of large libraries, for BM25 (LDS_WORD_INDEX_MB; 0: none). */
+  wordIndexBytes: number;
   git: GitUrlPolicy;
   sessionTtlSeconds: number;
   loginAttemptsPerMinute: number;
@@ -50,6 +52,8 @@ export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
     searchTimeoutMs: env.LDS_SEARCH_TIMEOUT_MS ? whole("LDS_SEARCH_TIMEOUT_MS", 10_000) : undefined,
     // 256 MiB: six libraries of 100,000 snippets of the offline embedder (39 MiB each).
     vectorCacheBytes: whole("LDS_VECTOR_CACHE_MB", 256, 0) * 2 ** 20,
+    // 256 MiB: about three libraries of 100,000 snippets of a kilobyte each (store/word-index.ts).
+    wordIndexBytes: whole("LDS_WORD_INDEX_MB", 256, 0) * 2 ** 20,
     git: gitPolicyFromEnv(env),
     sessionTtlSeconds: whole("LDS_SESSION_TTL_SECONDS", 12 * 3600),
     loginAttemptsPerMinute: whole("LDS_LOGIN_ATTEMPTS_PER_MINUTE", 10),

@@ -6,7 +6,8 @@ import { partitionOf } from "../vectors/vector-index.js";
 /**
  * At the server's start, have the search thread copy the largest libraries' vectors into memory before anyone
  * searches them (vectors/partition-search.ts), largest first, as many as the budget holds: the first searches after
- * a restart are then as fast as the others, instead of scanning while a copy is built on demand. Only a library's
+ * a restart are then as fast as the others, instead of scanning while a copy is built on demand. The same libraries'
+ * word indexes for BM25 (store/word-search.ts) are built after them, under their own budget. Only a library's
  * current content; pinned versions are copied on their first search. Answers the libraries it asked for.
  */
 export async function warmVectorCopies(volume: OpenVolume, budgetBytes: number): Promise<string[]> {
@@ -24,7 +25,9 @@ export async function warmVectorCopies(volume: OpenVolume, budgetBytes: number):
     const bytes = snippets * copyBytesPerVector(volume.vectors.dimensions);
     if (planned + bytes > budgetBytes) continue;
     planned += bytes;
-    search.warm(partitionOf(id, "", await volume.store.snippets.liveBatch(id, "")));
+    const batch = await volume.store.snippets.liveBatch(id, "");
+    search.warm(partitionOf(id, "", batch));
+    search.warmWords({ libraryId: id, version: "", batch });
     warmed.push(id);
   }
   return warmed;

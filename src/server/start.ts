@@ -23,6 +23,7 @@ import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-vol
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
 import { createVectorSearchWorker, MIN_CACHED_VECTORS } from "../vectors/knn-worker.js";
 import type { CopyMade } from "../vectors/partition-cache.js";
+import type { WordIndexMade } from "../store/word-search.js";
 import { warmVectorCopies } from "../ops/warm-vector-copies.js";
 import { partitionLibrary } from "../vectors/vector-index.js";
 import { describeRecovery, recoverInterruptedRestore } from "../ops/restore-journal.js";
@@ -76,6 +77,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     if (!background) await rebuildStaleVectors(opened, logger);
     opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
       logVectorCopy(logger, copy, settings.vectorCacheBytes),
+      { storeFile: volume.db, options: { budgetBytes: settings.wordIndexBytes, minRows: MIN_CACHED_VECTORS }, onIndex: (made) => logWordIndex(logger, made, settings.wordIndexBytes) },
     );
     // In the background: the server answers meanwhile (the first searches scan, as before).
     void warmVectorCopies(opened, settings.vectorCacheBytes).catch((err: Error) => logger.warn({ err: err.message }, "vector search: copying large libraries' vectors at start failed; they are copied at their first search instead"));
@@ -212,6 +214,23 @@ export function createLogger(level = "info"): Logger {
 }
 
 /** The search thread's copies of large libraries' vectors (vectors/partition-search.ts): ready, or too large. */
+function logWordIndex(logger: Logger, made: WordIndexMade, budgetBytes: number): void {
+  const mib = (bytes: number) => Math.ceil(bytes / 2 ** 20);
+  const library = made.libraryId + (made.version ? `@${made.version}` : "");
+  if (made.failed) {
+    logger.warn({ library, err: made.failed }, "search: building a word index failed; BM25 rankings of this library are computed by SQLite (slower, same answers). A restart or the next refresh of the library tries again.");
+    return;
+  }
+  if (!made.overBudget) {
+    logger.info({ library, snippets: made.rows, mib: mib(made.bytes), seconds: made.ms / 1000 }, "search: a word index of a large library is ready; its BM25 rankings use it from now on");
+    return;
+  }
+  logger.warn(
+    { library, snippetsRead: made.rows, budgetMib: mib(budgetBytes) },
+    `search: the word index of ${library} needs more than the ${mib(budgetBytes)} MiB of LDS_WORD_INDEX_MB, so its BM25 rankings are computed by SQLite (several times slower). Raise LDS_WORD_INDEX_MB (an index takes about ${Math.round(made.bytes / Math.max(1, made.rows))} bytes per snippet) and restart the server to speed them up.`,
+  );
+}
+
 function logVectorCopy(logger: Logger, copy: CopyMade, budgetBytes: number): void {
   const mib = (bytes: number) => Math.ceil(bytes / 2 ** 20);
   const library = partitionLibrary(copy.partition);

@@ -11,7 +11,8 @@ import { liveBatch } from "./snippet-batches.js";
 // planner would otherwise read the table's text-laden pages for it.
 
 /** BM25 weights of title, description and content: a query word in a section's title says most about it. */
-const BM25 = "bm25(snippets_fts, 4.0, 2.0, 1.0)";
+export const COLUMN_WEIGHTS = [4, 2, 1];
+const BM25 = `bm25(snippets_fts, ${COLUMN_WEIGHTS.map((w) => w.toFixed(1)).join(", ")})`;
 
 /**
  * A library version's snippets matching `expression` with their BM25 relevance (higher is better), best first.

@@ -1,19 +1,34 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { createWordSearch, type WordIndexTarget, type WordRankRequest, type WordSearchOptions } from "../store/word-search.js";
 import { stallpoint } from "../util/failpoint.js";
 import type { PartitionCacheOptions } from "./partition-cache.js";
 import { createPartitionSearch } from "./partition-search.js";
 
-// The thread side of the vector search worker: its own read-only connection to vectors.db, one query at a time.
-const { file, cache } = workerData as { file: string; cache: PartitionCacheOptions };
+// The thread side of the search worker: its own read-only connections to vectors.db (nearest neighbours) and, when
+// given, lds.db (BM25 from word indexes); one query at a time.
+const { file, cache, storeFile, words } = workerData as { file: string; cache: PartitionCacheOptions; storeFile?: string; words?: WordSearchOptions };
 const search = createPartitionSearch(file, cache, (copied) => parentPort!.postMessage({ copied }));
+const wordSearch = storeFile && words ? createWordSearch(storeFile, words, (indexed) => parentPort!.postMessage({ indexed })) : undefined;
 
-parentPort!.on("message", ({ id, vector, k, partition, warm }: { id: number; vector: Float32Array; k: number; partition: string; warm?: boolean }) => {
-  if (warm) return search.warm(partition);
+interface Request {
+  id: number;
+  vector?: Float32Array;
+  k?: number;
+  partition?: string;
+  warm?: boolean;
+  rank?: WordRankRequest;
+  warmWords?: WordIndexTarget;
+}
+
+parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords }: Request) => {
+  if (warm) return search.warm(partition!);
+  if (warmWords) return wordSearch?.warm(warmWords);
   // Test hooks: a thread that hangs, or one that dies, must cost one request an error, never the server.
   stallpoint("vector-search-stall");
   if (process.env.LDS_FAILPOINT === "vector-search-crash") process.exit(70);
   try {
-    parentPort!.postMessage({ id, matches: search.nearest(vector, k, partition) });
+    const result = rank ? (wordSearch?.rank(rank) ?? null) : search.nearest(vector!, k!, partition!);
+    parentPort!.postMessage({ id, result });
   } catch (err) {
     parentPort!.postMessage({ id, error: (err as Error).message });
   }

@@ -2,6 +2,8 @@ import { Worker } from "node:worker_threads";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { builtModule } from "../util/built-module.js";
+import type { WordIndexMade, WordIndexTarget, WordRankRequest, WordSearchOptions } from "../store/word-search.js";
+import type { WordRanking } from "../store/word-index.js";
 import type { CopyMade, PartitionCacheOptions } from "./partition-cache.js";
 import type { VectorMatch } from "./vector-index.js";
 
@@ -9,8 +11,15 @@ const ENTRY = builtModule(import.meta.url, "./knn-worker-entry.js");
 
 export interface VectorSearch {
   nearest(vector: Float32Array, k: number, partition: string): Promise<VectorMatch[]>;
+  /**
+   * FTS5's BM25 ranking from the thread's word index of the batch (store/word-search.ts); undefined when it has
+   * none yet (it builds one for a large batch) or the thread was not given lds.db: the caller asks FTS5 then.
+   */
+  rankWords(request: WordRankRequest): Promise<WordRanking[] | undefined>;
   /** Have the thread copy a large partition into memory before its first search (see partition-search.ts). */
   warm(partition: string): void;
+  /** Have the thread build a large batch's word index before its first search (store/word-search.ts). */
+  warmWords(target: WordIndexTarget): void;
   close(): Promise<void>;
 }
 
@@ -20,8 +29,15 @@ export const SEARCH_TIMEOUT_MS = 10_000;
 /** Partitions of fewer vectors are scanned as stored: sqlite-vec takes under 10 ms for them. */
 export const MIN_CACHED_VECTORS = 20_000;
 
+/** The search thread's BM25 side: lds.db, and how its word indexes are kept (none without it). */
+export interface WordSearchSetup {
+  storeFile: string;
+  options: WordSearchOptions;
+  onIndex?: (made: WordIndexMade) => void;
+}
+
 /**
- * Nearest-neighbour queries in a worker thread. The vector search is one of a search's two long steps (a scan of
+ * Nearest-neighbour queries (and, given lds.db, BM25 rankings from word indexes) in a worker thread. The vector search is one of a search's two long steps (a scan of
  * 100,000 vectors by sqlite-vec: ~50 ms; from the worker's quantized copy, partition-search.ts: ~14 ms); in a thread
  * of its own it runs while the main thread does the BM25 query, and other requests are not held up behind it. The
  * server's only user; a dead worker is replaced at the next query, and one that does not answer within `timeoutMs`
@@ -33,10 +49,11 @@ export function createVectorSearchWorker(
   timeoutMs = SEARCH_TIMEOUT_MS,
   cache: PartitionCacheOptions = { budgetBytes: 0, minVectors: MIN_CACHED_VECTORS },
   onCopy: (made: CopyMade) => void = () => {},
+  words?: WordSearchSetup,
 ): VectorSearch {
   let worker: Worker | undefined;
   let nextId = 0;
-  const pending = new Map<number, { resolve: (m: VectorMatch[]) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (result: unknown) => void; reject: (e: Error) => void }>();
   /** Fail every pending query of the current worker and forget it; events of a worker already replaced are ignored. */
   const failAll = (from: Worker | undefined, err: Error) => {
     if (from !== worker) return;
@@ -45,40 +62,54 @@ export function createVectorSearchWorker(
     worker = undefined;
   };
   const start = () => {
-    const w = new Worker(ENTRY, { workerData: { file, cache } });
-    w.on("message", ({ id, matches, error, copied }: { id: number; matches?: VectorMatch[]; error?: string; copied?: CopyMade }) => {
+    const w = new Worker(ENTRY, { workerData: { file, cache, storeFile: words?.storeFile, words: words?.options } });
+    w.on("message", ({ id, result, error, copied, indexed }: { id: number; result?: unknown; error?: string; copied?: CopyMade; indexed?: WordIndexMade }) => {
       if (copied) return onCopy(copied);
+      if (indexed) return words?.onIndex?.(indexed);
       const p = pending.get(id);
       pending.delete(id);
-      if (error !== undefined) p?.reject(new Error(`vector search failed: ${error}`));
-      else p?.resolve(matches!);
+      if (error !== undefined) p?.reject(new Error(`search failed: ${error}`));
+      else p?.resolve(result);
     });
     w.on("error", (err) => failAll(w, err));
     w.on("exit", (code) => failAll(w, new Error(`the vector search worker exited with code ${code}`)));
     return w;
   };
+  /** Post a query to the thread and wait for its answer, within the time limit. */
+  const ask = <T>(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> => {
+    worker ??= start();
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const stuck = worker;
+        failAll(stuck, new LdsError("timeout", `The search took longer than ${timeoutMs} ms and was stopped.`, { hint: `Try again; if it keeps happening, the server log and ${setting("searchTimeout")} are where to look.` }));
+        void stuck?.terminate();
+      }, timeoutMs);
+      const settle = <V>(done: (value: V) => void) => (value: V) => {
+        clearTimeout(timer);
+        done(value);
+      };
+      pending.set(id, { resolve: settle((value) => resolve(value as T)), reject: settle(reject) });
+      worker!.postMessage({ id, ...message }, transfer);
+    });
+  };
   return {
     nearest(vector, k, partition) {
-      worker ??= start();
-      const id = nextId++;
       const copy = new Float32Array(vector);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          const stuck = worker;
-          failAll(stuck, new LdsError("timeout", `The search took longer than ${timeoutMs} ms and was stopped.`, { hint: `Try again; if it keeps happening, the server log and ${setting("searchTimeout")} are where to look.` }));
-          void stuck?.terminate();
-        }, timeoutMs);
-        const settle = <T>(done: (value: T) => void) => (value: T) => {
-          clearTimeout(timer);
-          done(value);
-        };
-        pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
-        worker!.postMessage({ id, vector: copy, k, partition }, [copy.buffer]);
-      });
+      return ask<VectorMatch[]>({ vector: copy, k, partition }, [copy.buffer as ArrayBuffer]);
+    },
+    async rankWords(request) {
+      if (!words) return undefined;
+      return (await ask<WordRanking[] | null>({ rank: request })) ?? undefined;
     },
     warm(partition) {
       worker ??= start();
       worker.postMessage({ warm: true, partition });
+    },
+    warmWords(target) {
+      if (!words) return;
+      worker ??= start();
+      worker.postMessage({ warmWords: target });
     },
     async close() {
       const w = worker;

@@ -33,8 +33,8 @@ async function bigLibrary(dataDir: string, count: number): Promise<void> {
   }
 }
 
-describe("the server's in-memory copies of large libraries' vectors", () => {
-  it("copies a library of 20,000 snippets at start and answers from it as the scan does; a budget too small is named", async () => {
+describe("the server's in-memory copies of large libraries' vectors and word indexes", () => {
+  it("copies a library of 20,000 snippets at start and answers from it as the scan and FTS5 do; a budget too small is named", async () => {
     const dataDir = tempDir("lds-vcopy-");
     await bigLibrary(dataDir, 20_000);
     const cli = async (...args: string[]) => {
@@ -56,7 +56,7 @@ describe("the server's in-memory copies of large libraries' vectors", () => {
 
     // Too small a budget: no copy, every search scans as stored (the reference answers), and the operator is told
     // which setting to raise.
-    const scanning = await startServer(dataDir, { LDS_VECTOR_CACHE_MB: "1" });
+    const scanning = await startServer(dataDir, { LDS_VECTOR_CACHE_MB: "1", LDS_WORD_INDEX_MB: "1" });
     servers.push(scanning);
     const exact = [];
     for (const q of questions) exact.push(await ask(scanning, q));
@@ -64,6 +64,10 @@ describe("the server's in-memory copies of large libraries' vectors", () => {
     expect(JSON.parse(warning)).toMatchObject({ level: 40, library: "/big/lib", budgetMib: 1 });
     expect(JSON.parse(warning).msg).toMatch(/^vector search: the vectors of \/big\/lib need more than the 1 MiB of LDS_VECTOR_CACHE_MB .* Raise LDS_VECTOR_CACHE_MB \(a copy takes 396 bytes per snippet\) and restart the server/);
     expect(lineOf(scanning, "in-memory copy of a large library")).toBeUndefined();
+    const wordWarning = await eventually(async () => lineOf(scanning, "LDS_WORD_INDEX_MB"), 60_000);
+    expect(JSON.parse(wordWarning)).toMatchObject({ level: 40, library: "/big/lib", budgetMib: 1 });
+    expect(JSON.parse(wordWarning).msg).toMatch(/^search: the word index of \/big\/lib needs more than the 1 MiB of LDS_WORD_INDEX_MB, so its BM25 rankings are computed by SQLite .* Raise LDS_WORD_INDEX_MB \(an index takes about \d+ bytes per snippet\) and restart the server/);
+    expect(lineOf(scanning, "word index of a large library is ready")).toBeUndefined();
     await scanning.stop();
     servers.pop();
 
@@ -72,11 +76,14 @@ describe("the server's in-memory copies of large libraries' vectors", () => {
     servers.push(copying);
     const ready = await eventually(async () => lineOf(copying, "in-memory copy of a large library"), 60_000);
     expect(JSON.parse(ready)).toMatchObject({ level: 30, library: "/big/lib", vectors: 20_000 });
+    const indexed = await eventually(async () => lineOf(copying, "word index of a large library is ready"), 60_000);
+    expect(JSON.parse(indexed)).toMatchObject({ level: 30, library: "/big/lib", snippets: 20_000 });
     for (const [i, q] of questions.entries()) {
       const answer = await ask(copying, q);
       expect(answer.length).toBeGreaterThan(0);
       expect(answer).toEqual(exact[i]);
     }
     expect(lineOf(copying, "LDS_VECTOR_CACHE_MB")).toBeUndefined();
+    expect(lineOf(copying, "LDS_WORD_INDEX_MB")).toBeUndefined();
   }, 120_000);
 });

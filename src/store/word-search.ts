@@ -1,0 +1,200 @@
+import Database from "better-sqlite3";
+import { ftsStatisticsReader, readVarints } from "./fts-statistics.js";
+import { FtsTokenizer, tokenizerOf } from "./fts-tokenizer.js";
+import { MMAP_BYTES } from "./open-store.js";
+import { liveBatchRecord } from "./snippet-batches.js";
+import { COLUMN_WEIGHTS } from "./snippet-search.js";
+import type { WordIndex, WordRanking } from "./word-index.js";
+import { WordIndexBuilder } from "./word-index-builder.js";
+
+export interface WordSearchOptions {
+  /** Memory the word indexes may hold together; the least recently searched leaves first. */
+  budgetBytes: number;
+  /** Smaller batches are ranked by FTS5 as they are (a few milliseconds): not worth an index. */
+  minRows: number;
+  /** Rows read between two pauses while an index is built (other queries run in the pauses). @default 200 (~15 ms) */
+  rowsPerSlice?: number;
+}
+
+/** A library version's live batch, whose word index is asked for. */
+export interface WordIndexTarget {
+  libraryId: string;
+  version: string;
+  batch: number;
+}
+
+/** A BM25 ranking asked of the search thread: a library version's live batch, the query's words (one phrase each). */
+export interface WordRankRequest extends WordIndexTarget {
+  words: string[];
+  depth: number;
+}
+
+/** What became of an index the server should know about (it logs it): put in place, or too large for the budget. */
+export interface WordIndexMade {
+  libraryId: string;
+  version: string;
+  rows: number;
+  bytes: number;
+  ms: number;
+  overBudget?: boolean;
+  /** Why the index could not be built (its searches stay with FTS5). */
+  failed?: string;
+}
+
+export interface WordSearch {
+  /** The ranking FTS5 would give, from the batch's word index; undefined when there is none yet (one is built). */
+  rank(request: WordRankRequest): WordRanking[] | undefined;
+  /** Build the batch's index now, before its first search (the server does it at start for large libraries). */
+  warm(batch: WordIndexTarget): void;
+  /** Resolves when no index is being built (tests wait for it). */
+  settled(): Promise<void>;
+  close(): void;
+}
+
+/** Query words whose index terms are remembered (a word's term never changes: the tokenizer is the table's). */
+const REMEMBERED_WORDS = 10_000;
+const SWEEP_MS = 60_000;
+
+/**
+ * BM25 for the search thread from in-memory word indexes (word-index.ts) of large live batches, with the scores
+ * and order FTS5's bm25() gives. A batch's rows never change while it is live, so its index stays good until the
+ * batch is replaced; the table-wide numbers are read from FTS5 at each query. Until an index is built (in the
+ * background, in slices), and for a query word FTS5 reads as several tokens (a phrase), callers rank with FTS5.
+ */
+export function createWordSearch(file: string, options: WordSearchOptions, onIndex: (made: WordIndexMade) => void = () => {}): WordSearch {
+  const db = openReader(file);
+  const tokenize = tokenizerOf(db, "snippets_fts");
+  const tokenizer = new FtsTokenizer(db, tokenize, COLUMN_WEIGHTS.length);
+  const statistics = ftsStatisticsReader(db);
+  const indexes = new Map<string, WordIndex>();
+  /** Batches being indexed, or found not worth one (too small, too large). */
+  const settled = new Set<string>();
+  const wordTerms = new Map<string, string | undefined>();
+  let building: Promise<void> = Promise.resolve();
+  const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  const keyOf = (libraryId: string, version: string, batch: number) => {
+    const live = liveBatchRecord(db, libraryId, version) ?? { batch: 0, startedAt: "" };
+    // Keyed by the batch's start too: a batch number can be handed out again once its rows are all gone.
+    return live.batch === batch ? JSON.stringify([libraryId, version, batch, live.startedAt]) : undefined;
+  };
+  // A library refreshed leaves its old batch's index behind, unused: dropped once that batch is no longer live.
+  const sweep = () => {
+    for (const key of [...indexes.keys(), ...settled]) {
+      const [libraryId, version, batch] = JSON.parse(key) as [string, string, number];
+      if (keyOf(libraryId, version, batch) === key) continue;
+      indexes.delete(key);
+      settled.delete(key);
+    }
+  };
+  const sweeper = setInterval(sweep, SWEEP_MS);
+  sweeper.unref();
+
+  const termsOf = (words: string[]): Array<string | undefined> | undefined => {
+    const unknown = words.filter((word) => !wordTerms.has(word));
+    if (wordTerms.size + unknown.length > REMEMBERED_WORDS) wordTerms.clear();
+    tokenizer.termsOfWords(unknown).forEach((terms, i) => wordTerms.set(unknown[i]!, terms.length === 1 ? terms[0] : undefined));
+    const terms = words.map((word) => wordTerms.get(word));
+    // A word FTS5 reads as a phrase of several tokens (or none) is matched by position, which the index lacks.
+    return terms.every((term) => term !== undefined) ? terms : undefined;
+  };
+
+  const buildLater = (key: string, request: WordIndexTarget) => {
+    if (settled.has(key) || options.budgetBytes <= 0) return;
+    settled.add(key);
+    building = building
+      .then(async () => {
+        sweep();
+        const made = await build(file, tokenize, request, options, pause);
+        if (!made) return;
+        if ("index" in made) {
+          indexes.set(key, made.index);
+          let total = [...indexes.values()].reduce((sum, index) => sum + index.bytes, 0);
+          // Least recently searched first (a Map keeps insertion order; a search moves its index to the end).
+          for (const [name, index] of indexes) {
+            if (total <= options.budgetBytes || name === key) break;
+            indexes.delete(name);
+            total -= index.bytes;
+          }
+        }
+        onIndex(made.report);
+      })
+      .catch((err: Error) => onIndex({ libraryId: request.libraryId, version: request.version, rows: 0, bytes: 0, ms: 0, failed: err.message }));
+  };
+
+  return {
+    rank(request) {
+      const key = keyOf(request.libraryId, request.version, request.batch);
+      if (key === undefined) return undefined;
+      const index = indexes.get(key);
+      if (!index) {
+        buildLater(key, request);
+        return undefined;
+      }
+      indexes.delete(key);
+      indexes.set(key, index);
+      const terms = termsOf(request.words);
+      if (!terms) return undefined;
+      const { averageSize, idfs } = statistics(request.words);
+      return index.rank(
+        terms.map((term, i) => ({ term, idf: idfs[i]! })),
+        averageSize,
+        request.depth,
+      );
+    },
+    warm(target) {
+      const key = keyOf(target.libraryId, target.version, target.batch);
+      if (key !== undefined && !indexes.has(key)) buildLater(key, target);
+    },
+    settled: () => building,
+    close() {
+      clearInterval(sweeper);
+      db.close();
+    },
+  };
+}
+
+/** Build a batch's index from one read transaction on a connection of its own (queries go on meanwhile). */
+async function build(
+  file: string,
+  tokenize: string,
+  { libraryId, version, batch }: WordIndexTarget,
+  options: WordSearchOptions,
+  pause: () => Promise<void>,
+): Promise<{ index: WordIndex; report: WordIndexMade } | { report: WordIndexMade } | undefined> {
+  const started = performance.now();
+  const db = openReader(file);
+  try {
+    db.exec("BEGIN");
+    const rows = db.prepare("SELECT count(*) FROM snippets INDEXED BY snippets_by_batch WHERE library_id = ? AND version = ? AND batch = ?").pluck().get(libraryId, version, batch) as number;
+    if (rows < options.minRows) return undefined;
+    // In id order through snippets_owner (id, library_id, version, batch): other libraries' rows are skipped there.
+    const chunk = db
+      .prepare(
+        `SELECT s.id, s.title, s.description, s.content, d.sz FROM snippets s INDEXED BY snippets_owner LEFT JOIN snippets_fts_docsize d ON d.id = s.id
+         WHERE s.id > ? AND s.library_id = ? AND s.version = ? AND s.batch = ? ORDER BY s.id LIMIT ?`,
+      )
+      .raw();
+    const builder = new WordIndexBuilder(new FtsTokenizer(db, tokenize, COLUMN_WEIGHTS.length), COLUMN_WEIGHTS);
+    const report = () => ({ libraryId, version, rows: builder.count, bytes: builder.bytes, ms: Math.round(performance.now() - started) });
+    for (let after = -1; ; ) {
+      const read = chunk.all(after, libraryId, version, batch, options.rowsPerSlice ?? 200) as Array<[number, string | null, string | null, string | null, Buffer | null]>;
+      if (read.length === 0) break;
+      builder.add(read.map(([id, title, description, content, sizes]) => ({ id, columns: [title, description, content], sizes: sizes ? readVarints(sizes) : [0, 0, 0] })));
+      after = read.at(-1)![0];
+      if (builder.bytes > options.budgetBytes) return { report: { ...report(), overBudget: true } };
+      await pause();
+    }
+    const index = builder.finish();
+    return { index, report: { ...report(), bytes: index.bytes } };
+  } finally {
+    db.close();
+  }
+}
+
+function openReader(file: string): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma("busy_timeout = 5000");
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  return db;
+}

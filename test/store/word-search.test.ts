@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ftsExpression } from "../../src/search/query-terms.js";
+import { rankSnippets } from "../../src/search/rank-snippets.js";
+import { liveBatch } from "../../src/store/snippet-batches.js";
+import { bm25ScoredSnippets } from "../../src/store/snippet-search.js";
+import { createWordSearch, type WordIndexMade, type WordSearch } from "../../src/store/word-search.js";
+import { createVectorSearchWorker } from "../../src/vectors/knn-worker.js";
+import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
+import { tempDir } from "../helpers/temp.js";
+import { DOC_WORDS, wordSource } from "../helpers/words.js";
+
+// Words with stems in common, case and diacritics FTS5 folds, a decomposed accent (U+0301) that JavaScript's cut
+// splits where FTS5 does not (the row is then tokenized by FTS5 itself), and one FTS5 reads as two tokens.
+// With the documentation words, most words are in fewer than half the rows, so their IDF is positive (FTS5 gives a
+// word in more than half the rows an IDF of 1e-6, which would hide a stale one).
+const VOCABULARY = [..."retry retrying retries timeout Timeout header headers café naïve ca\u0301fe Alpha ALPHA kappa stream_id socket".split(" "), ...DOC_WORDS];
+
+const row = (word: () => string, i: number) => ({
+  kind: "info" as const,
+  title: `${word()} ${word()}`,
+  description: i % 3 ? word() : "",
+  language: null,
+  content: Array.from({ length: 3 + (i % 11) }, word).join(" "),
+  sourcePath: "a.md",
+  tokens: 5,
+  pageTitle: null,
+});
+
+async function ingest(volume: OpenVolume, libraryId: string, count: number, seed: number, alongside?: { libraryId: string; count: number }, vocabulary = VOCABULARY) {
+  const { snippets } = volume.store;
+  const word = wordSource(seed, vocabulary);
+  const batch = await snippets.openBatch(libraryId, "");
+  const other = alongside && (await snippets.openBatch(alongside.libraryId, ""));
+  for (let i = 0; i < count; i++) {
+    await snippets.appendToBatch(libraryId, "", batch, [row(word, i)], () => {});
+    // Another library ingested at the same time: its ids interleave with this one's.
+    if (other !== undefined && i < alongside!.count) await snippets.appendToBatch(alongside!.libraryId, "", other, [row(word, i + 7)], () => {});
+  }
+  await snippets.publishBatch(libraryId, "", batch);
+  if (other !== undefined) await snippets.publishBatch(alongside!.libraryId, "", other);
+}
+
+function setUp(): OpenVolume {
+  const volume = openVolume(tempDir());
+  for (const id of ["/a/one", "/b/two", "/c/three"]) volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, ?, 'git', 'finalized')").run(id, id);
+  open.push(volume);
+  return volume;
+}
+
+const open: Array<{ close(): void }> = [];
+afterEach(() => {
+  for (const o of open.splice(0).reverse()) o.close();
+});
+
+/** FTS5's ranking, as the server computed it before word indexes. */
+const fts5 = (volume: OpenVolume, libraryId: string, words: string[], depth: number) => bm25ScoredSnippets(volume.db, libraryId, "", ftsExpression(words)!, depth);
+
+/**
+ * The same ranking: every score equal to the last bit, in the same order, and the same snippets for each score
+ * (the order among rows of equal score is not FTS5's to promise), except those tied with the last, cut by the limit.
+ */
+function expectSameRanking(got: Array<{ id: number; score: number }> | undefined, want: Array<{ id: number; score: number }>) {
+  expect(got).toBeDefined();
+  expect(got!.map((r) => r.score)).toEqual(want.map((r) => r.score));
+  const last = want.at(-1)?.score;
+  const byScore = (rows: typeof want) => rows.filter((r) => r.score !== last).map((r) => `${r.score}:${r.id}`).sort();
+  expect(byScore(got!)).toEqual(byScore(want));
+}
+
+const QUERIES = [["retry"], ["retrying", "timeout", "header"], ["cafe"], ["naive", "alpha", "headers"], ["socket", "kappa", "retries", "timeout"], ["nothingatall"], ["retry", "retries"]];
+
+describe("BM25 from the search thread's word indexes", () => {
+  it("ranks with FTS5's scores to the last bit, also after writes elsewhere change the table's statistics", async () => {
+    const volume = setUp();
+    await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 500 });
+    const made: WordIndexMade[] = [];
+    const search = createWordSearch(volume.paths.db, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    open.push(search);
+    const request = (libraryId: string, words: string[], depth: number) => ({ libraryId, version: "", batch: liveBatch(volume.db, libraryId, ""), words, depth });
+
+    // No index yet: FTS5 ranks (the caller's fallback) while one is built.
+    expect(search.rank(request("/a/one", ["retry"], 10))).toBeUndefined();
+    await search.settled();
+    expect(made).toEqual([expect.objectContaining({ libraryId: "/a/one", version: "", rows: 1200 })]);
+    expect(made[0]!.overBudget).toBeUndefined();
+    // /b/two is under minRows: never indexed, FTS5 keeps ranking it.
+    expect(search.rank(request("/b/two", ["retry"], 10))).toBeUndefined();
+    await search.settled();
+    expect(made).toHaveLength(1);
+
+    const before = fts5(volume, "/a/one", ["retry", "retries"], 50);
+    for (const words of QUERIES) for (const depth of [10, 200]) expectSameRanking(search.rank(request("/a/one", words, depth)), fts5(volume, "/a/one", words, depth));
+
+    // Another library's snippets change every IDF and the average size: read again from FTS5 at the next query.
+    await ingest(volume, "/c/three", 400, 11, undefined, ["retry", "timeout", "socket", "cache"]);
+    const after = fts5(volume, "/a/one", ["retry", "retries"], 50);
+    expect(after.map((r) => r.score)).not.toEqual(before.map((r) => r.score));
+    for (const words of QUERIES) expectSameRanking(search.rank(request("/a/one", words, 100)), fts5(volume, "/a/one", words, 100));
+
+    // A word FTS5 reads as a phrase of two tokens needs positions the index does not keep: FTS5 ranks it.
+    expect(search.rank(request("/a/one", ["stream_id"], 10))).toBeUndefined();
+    expect(fts5(volume, "/a/one", ["stream_id"], 10).length).toBeGreaterThan(0);
+
+    // A refresh publishes a new batch: the old one's index answers no more, the new one is built.
+    const oldBatch = request("/a/one", ["retry"], 10);
+    await ingest(volume, "/a/one", 1100, 5);
+    expect(search.rank(oldBatch)).toBeUndefined();
+    expect(search.rank(request("/a/one", ["retry"], 10))).toBeUndefined();
+    await search.settled();
+    expect(made.map((m) => m.rows)).toEqual([1200, 1100]);
+    for (const words of QUERIES) expectSameRanking(search.rank(request("/a/one", words, 100)), fts5(volume, "/a/one", words, 100));
+  });
+
+  it("gives up an index over its memory budget, says so once, and leaves the ranking to FTS5", async () => {
+    const volume = setUp();
+    await ingest(volume, "/a/one", 1200, 3);
+    const made: WordIndexMade[] = [];
+    const search: WordSearch = createWordSearch(volume.paths.db, { budgetBytes: 20_000, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    open.push(search);
+    const request = { libraryId: "/a/one", version: "", batch: liveBatch(volume.db, "/a/one", ""), words: ["retry"], depth: 10 };
+    expect(search.rank(request)).toBeUndefined();
+    await search.settled();
+    expect(made).toEqual([expect.objectContaining({ libraryId: "/a/one", overBudget: true })]);
+    expect(made[0]!.rows).toBeLessThan(1200);
+    expect(search.rank(request)).toBeUndefined();
+    await search.settled();
+    expect(made).toHaveLength(1);
+  });
+
+  it("serves the server's BM25 from the search thread, with the answer FTS5 gives", async () => {
+    const volume = setUp();
+    await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 300 });
+    const made: WordIndexMade[] = [];
+    const indexed = new Promise<void>((resolve) => {
+      volume.vectorSearch = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+        storeFile: volume.paths.db,
+        options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
+        onIndex: (m) => (made.push(m), resolve()),
+      });
+    });
+    open.push({ close: () => void volume.vectorSearch?.close() });
+    const ref = { libraryId: "/a/one", version: "" };
+    const fts5Rankings = vi.spyOn(volume.store.snippetSearch, "rank");
+    const fromFts5 = await rankSnippets(volume, ref, "retrying timeout for a header", "bm25", 100);
+    expect(fts5Rankings).toHaveBeenCalledTimes(1);
+    await indexed;
+    expect(made).toEqual([expect.objectContaining({ libraryId: "/a/one", rows: 1200 })]);
+    const words = ["retrying", "timeout", "header"];
+    expectSameRanking(await volume.vectorSearch!.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words, depth: 100 }), fts5(volume, "/a/one", words, 100));
+    const fromIndex = await rankSnippets(volume, ref, "retrying timeout for a header", "bm25", 100);
+    expect(new Set(fromIndex)).toEqual(new Set(fromFts5));
+    expect(fts5Rankings).toHaveBeenCalledTimes(1);
+    // Fused ranking works with both halves in the thread.
+    expect((await rankSnippets(volume, ref, "retrying timeout for a header", "fused", 10)).length).toBe(10);
+    expect(fts5Rankings).toHaveBeenCalledTimes(1);
+  });
+
+  it("ranks with FTS5 when the search thread fails, instead of failing the search", async () => {
+    const volume = setUp();
+    await ingest(volume, "/a/one", 1200, 3);
+    const ref = { libraryId: "/a/one", version: "" };
+    const expected = await rankSnippets(volume, ref, "retrying timeout header", "bm25", 50);
+    volume.vectorSearch = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+      storeFile: volume.paths.db,
+      options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
+    });
+    open.push({ close: () => void volume.vectorSearch?.close() });
+    // The thread exits at its first query (a test hook; the thread starts at the first query, with this environment).
+    process.env.LDS_FAILPOINT = "vector-search-crash";
+    let failed: Promise<unknown>;
+    try {
+      failed = volume.vectorSearch.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words: ["retry"], depth: 10 });
+    } finally {
+      delete process.env.LDS_FAILPOINT;
+    }
+    await expect(failed).rejects.toThrow(/exited with code 70/);
+    process.env.LDS_FAILPOINT = "vector-search-crash";
+    try {
+      expect(await rankSnippets(volume, ref, "retrying timeout header", "bm25", 50)).toEqual(expected);
+    } finally {
+      delete process.env.LDS_FAILPOINT;
+    }
+  });
+});
