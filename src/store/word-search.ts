@@ -163,7 +163,8 @@ async function build(
   pause: () => Promise<void>,
 ): Promise<{ index: WordIndex; report: WordIndexMade } | { report: WordIndexMade } | undefined> {
   const started = performance.now();
-  const db = openReader(file);
+  // Each page is read once: mapping the file would only add it to the thread's resident memory.
+  const db = openReader(file, false);
   try {
     db.exec("BEGIN");
     const rows = db.prepare("SELECT count(*) FROM snippets INDEXED BY snippets_by_batch WHERE library_id = ? AND version = ? AND batch = ?").pluck().get(libraryId, version, batch) as number;
@@ -192,9 +193,9 @@ async function build(
   }
 }
 
-function openReader(file: string): Database.Database {
+function openReader(file: string, mapped = true): Database.Database {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   db.pragma("busy_timeout = 5000");
-  db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  if (mapped) db.pragma(`mmap_size = ${MMAP_BYTES}`);
   return db;
 }
