@@ -28,10 +28,12 @@ export class FtsTokenizer {
   private readonly wordTerms: Database.Statement;
   private readonly insertRow: Database.Statement;
   private readonly rowTerms: Database.Statement;
+  /** The row table's column names, c0, c1, …: a term's column is its position here. */
+  private readonly names: string[];
 
   constructor(private readonly db: Database.Database, tokenize: string, readonly columns: number) {
     const option = `tokenize='${tokenize.replace(/'/g, "''")}'`;
-    const names = Array.from({ length: columns }, (_, i) => `c${i}`);
+    const names = (this.names = Array.from({ length: columns }, (_, i) => `c${i}`));
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.lds_tokenize_words USING fts5(w, ${option}, content='')`);
     db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lds_tokenize_words_terms USING fts5vocab(temp, lds_tokenize_words, instance)");
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.lds_tokenize_row${columns} USING fts5(${names.join(", ")}, ${option}, content='')`);
@@ -56,10 +58,9 @@ export class FtsTokenizer {
 
   /** A row's index terms, each with its column's position, one per token. */
   termsOfRow(values: Array<string | null>): Array<{ term: string; column: number }> {
-    const names = Array.from({ length: this.columns }, (_, i) => `c${i}`);
     return this.db.transaction(() => {
       this.insertRow.run(...values);
-      const terms = (this.rowTerms.all() as Array<[string, string]>).map(([term, col]) => ({ term, column: names.indexOf(col) }));
+      const terms = (this.rowTerms.all() as Array<[string, string]>).map(([term, col]) => ({ term, column: this.names.indexOf(col) }));
       this.db.exec(`INSERT INTO temp.lds_tokenize_row${this.columns} (lds_tokenize_row${this.columns}) VALUES ('delete-all')`);
       return terms;
     })();

@@ -110,10 +110,12 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
         if ("index" in made) {
           indexes.set(key, made.index);
           let total = [...indexes.values()].reduce((sum, index) => sum + index.bytes, 0);
-          // Least recently searched first (a Map keeps insertion order; a search moves its index to the end).
+          // Least recently searched first (a Map keeps insertion order; a search moves its index to the end). One
+          // that leaves is built again at its batch's next search.
           for (const [name, index] of indexes) {
             if (total <= options.budgetBytes || name === key) break;
             indexes.delete(name);
+            settled.delete(name);
             total -= index.bytes;
           }
         }

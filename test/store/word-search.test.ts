@@ -127,6 +127,28 @@ describe("BM25 from the search thread's word indexes", () => {
     expect(made).toHaveLength(1);
   });
 
+  it("keeps the most recently searched indexes within the budget, and builds one that left again when it is searched", async () => {
+    const volume = setUp();
+    await ingest(volume, "/a/one", 1200, 3);
+    await ingest(volume, "/b/two", 1200, 4);
+    const made: WordIndexMade[] = [];
+    // Room for one index of 1,200 rows (about 60 KB each here), not two.
+    const search = createWordSearch(volume.paths.db, { budgetBytes: 100_000, minRows: 1000 }, (m) => made.push(m));
+    open.push(search);
+    const request = (libraryId: string) => ({ libraryId, version: "", batch: liveBatch(volume.db, libraryId, ""), words: ["retry"], depth: 10 });
+    const indexedAs = async (libraryId: string) => {
+      search.rank(request(libraryId));
+      await search.settled();
+      return search.rank(request(libraryId));
+    };
+    expectSameRanking(await indexedAs("/a/one"), fts5(volume, "/a/one", ["retry"], 10));
+    expectSameRanking(await indexedAs("/b/two"), fts5(volume, "/b/two", ["retry"], 10));
+    expect(made.map((m) => [m.libraryId, m.overBudget])).toEqual([["/a/one", undefined], ["/b/two", undefined]]);
+    // /a/one's index left for /b/two's: ranked by FTS5 once more while it is built again.
+    expectSameRanking(await indexedAs("/a/one"), fts5(volume, "/a/one", ["retry"], 10));
+    expect(made.map((m) => m.libraryId)).toEqual(["/a/one", "/b/two", "/a/one"]);
+  });
+
   it("serves the server's BM25 from the search thread, with the answer FTS5 gives", async () => {
     const volume = setUp();
     await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 300 });
