@@ -100,10 +100,12 @@ export class PartitionCache {
     const copy = builder.finish();
     this.copies.delete(partition);
     this.copies.set(partition, { generation, partition: copy });
-    // Least recently searched first (a Map keeps insertion order; get() moves a copy to the end).
+    // Least recently searched first (a Map keeps insertion order; get() moves a copy to the end). One that leaves is
+    // copied again after its partition's next search.
     for (const name of this.copies.keys()) {
       if (this.bytes <= this.options.budgetBytes || name === partition) break;
       this.copies.delete(name);
+      this.settled.delete(name);
     }
     return { partition, vectors: copy.count, bytes: copy.bytes, ms: Math.round(performance.now() - started) };
   }

@@ -112,8 +112,13 @@ describe("vector search from the worker's quantized copies", () => {
     // The server is told, to tell the operator which setting to raise.
     expect(made.at(-1)).toMatchObject({ partition: "/c/big", overBudget: true });
     expect(made.at(-1)!.vectors).toBeLessThan(2500);
+    // A copy that left is made again after its partition's next search (and the least recent one leaves).
+    search.nearest(query!, 10, "/a/one");
+    await search.settled();
+    expect(search.cache.get("/a/one", generation("/a/one")!)).toBeDefined();
+    expect(search.cache.get("/b/two", generation("/b/two")!)).toBeUndefined();
     // A partition written since its copy was made (a replaced batch being deleted) gives its memory back.
-    index.remove(Array.from({ length: 2000 }, (_, i) => 5000 + i));
+    index.remove(Array.from({ length: 2000 }, (_, i) => 1 + i));
     search.cache.sweep(generation);
     expect(search.cache.bytes).toBe(0);
   });
