@@ -37,12 +37,14 @@ export interface WordSearchSetup {
 }
 
 /**
- * Nearest-neighbour queries (and, given lds.db, BM25 rankings from word indexes) in a worker thread. The vector search is one of a search's two long steps (a scan of
- * 100,000 vectors by sqlite-vec: ~50 ms; from the worker's quantized copy, partition-search.ts: ~14 ms); in a thread
- * of its own it runs while the main thread does the BM25 query, and other requests are not held up behind it. The
- * server's only user; a dead worker is replaced at the next query, and one that does not answer within `timeoutMs`
- * is terminated (and replaced) with a 504 timeout for the request. `cache` bounds the worker's in-memory copies of
- * large partitions (partition-search.ts); none by default, the server passes LDS_VECTOR_CACHE_MB.
+ * Nearest-neighbour queries, and, given lds.db (`words`), BM25 rankings from word indexes, in a worker thread. The
+ * vector search is one of a search's two long steps (a scan of 100,000 vectors by sqlite-vec: ~50 ms; from the
+ * worker's quantized copy, partition-search.ts: ~14 ms); in a thread of its own it runs while the main thread ranks
+ * with FTS5 when the batch has no word index (from one, BM25 takes ~2 ms here, after the scan), and other requests
+ * are not held up behind it. The server's only user; a dead worker is replaced at the next query, and one that does
+ * not answer within `timeoutMs` is terminated (and replaced) with a 504 timeout for the request. `cache` bounds the
+ * worker's in-memory copies of large partitions (partition-search.ts); none by default, the server passes
+ * LDS_VECTOR_CACHE_MB.
  */
 export function createVectorSearchWorker(
   file: string,
@@ -75,9 +77,13 @@ export function createVectorSearchWorker(
     w.on("exit", (code) => failAll(w, new Error(`the vector search worker exited with code ${code}`)));
     return w;
   };
+  /** Post a message to the thread, started first if there is none. */
+  const post = (message: Record<string, unknown>, transfer: ArrayBuffer[] = []) => {
+    worker ??= start();
+    worker.postMessage(message, transfer);
+  };
   /** Post a query to the thread and wait for its answer, within the time limit. */
   const ask = <T>(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> => {
-    worker ??= start();
     const id = nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -90,7 +96,7 @@ export function createVectorSearchWorker(
         done(value);
       };
       pending.set(id, { resolve: settle((value) => resolve(value as T)), reject: settle(reject) });
-      worker!.postMessage({ id, ...message }, transfer);
+      post({ id, ...message }, transfer);
     });
   };
   return {
@@ -103,13 +109,10 @@ export function createVectorSearchWorker(
       return (await ask<WordRanking[] | null>({ rank: request })) ?? undefined;
     },
     warm(partition) {
-      worker ??= start();
-      worker.postMessage({ warm: true, partition });
+      post({ warm: true, partition });
     },
     warmWords(target) {
-      if (!words) return;
-      worker ??= start();
-      worker.postMessage({ warmWords: target });
+      if (words) post({ warmWords: target });
     },
     async close() {
       const w = worker;
