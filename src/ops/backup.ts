@@ -13,6 +13,8 @@ import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
 import { checkRecipients, encryptArchive, type ArchiveEncryption } from "../archive/age.js";
 import { keyInClearWarning, type ArchiveWarning } from "../archive/archive-warnings.js";
 import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
+import { layOutSnapshot } from "../snapshot/snapshot-volume.js";
+import { copyDatabaseInThread } from "../snapshot/copy-database-thread.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
@@ -159,32 +161,45 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
 }
 
 /**
- * Copy the volume into `staging` and write its manifest. The copies and the description run where runHeavy puts
- * them (a worker thread in the server: they are synchronous SQLite work); each copied file is hashed on a thread
- * of its own meanwhile, so that hashing 1 GiB is not added to the snapshot's time (vectors.db while lds.db is
- * copied, lds.db while its libraries and canaries are read).
+ * Copy the volume into `staging` and write its manifest. vectors.db is copied, then hashed, on a thread of its own
+ * while lds.db is copied where runHeavy puts it (a worker thread in the server: synchronous SQLite work); lds.db's
+ * copy starts only once vectors.db's state is fixed, so that it is the later of the two (snapshot-volume.ts says
+ * why). lds.db is hashed on another thread while its libraries and canaries are read: neither copy nor hash waits
+ * for the other file's.
  */
 async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal): Promise<Manifest> {
-  const hash = (...rels: string[]) => {
-    const hashed = hashFilesInThread(rels.map((rel) => path.join(staging, rel)), { yieldToRequests: heavyWorkYieldsToRequests(), signal });
-    hashed.catch(() => {}); // awaited below; a step that fails first must not leave it unhandled
-    return hashed;
-  };
-  await runHeavy("copyVectorIndex", volume, staging);
-  throwIfAborted(signal);
-  const vectorsHashed = hash(ARCHIVE_FILES.vectors);
-  await runHeavy("copyDatabaseAndKey", volume, staging);
-  throwIfAborted(signal);
-  const restHashed = hash(ARCHIVE_FILES.db, ARCHIVE_FILES.key);
-  const description = await runHeavy("describeSnapshot", path.join(staging, ARCHIVE_FILES.db));
-  const hashed = [...(await vectorsHashed), ...(await restHashed)];
-  throwIfAborted(signal);
-  // In archive order, as the manifest lists them.
-  const files = Object.values(ARCHIVE_FILES).map((rel) => {
-    const { sha256, size } = hashed.find((h) => h.file === path.join(staging, rel))!;
-    return { path: rel, sha256, size };
+  const yieldToRequests = heavyWorkYieldsToRequests();
+  const hash = (...rels: string[]) => hashFilesInThread(rels.map((rel) => path.join(staging, rel)), { yieldToRequests, signal });
+  layOutSnapshot(volume, staging);
+  let pinned!: () => void;
+  const vectorsPinned = new Promise<void>((resolve) => (pinned = resolve));
+  // Not stopped by the signal: terminating a thread inside SQLite's copy aborts the whole process (better-sqlite3
+  // throws into a dying isolate: "FATAL ERROR: v8::ToLocalChecked"). A failed or interrupted backup waits for it.
+  const vectorsCopied = copyDatabaseInThread(volume.vectors, path.join(staging, ARCHIVE_FILES.vectors), {
+    needsVectorExtension: true,
+    yieldToRequests,
+    onPinned: pinned,
   });
-  return writeManifest({ dir: staging, ...description }, createdAt, files);
+  try {
+    vectorsCopied.catch(() => {}); // awaited below; a step that fails first must not leave it unhandled
+    await Promise.race([vectorsPinned, vectorsCopied]);
+    await runHeavy("copyDatabaseAndKey", volume, staging);
+    throwIfAborted(signal);
+    const restHashed = hash(ARCHIVE_FILES.db, ARCHIVE_FILES.key);
+    restHashed.catch(() => {});
+    const description = await runHeavy("describeSnapshot", path.join(staging, ARCHIVE_FILES.db));
+    const hashed = [await vectorsCopied, ...(await restHashed)];
+    throwIfAborted(signal);
+    // In archive order, as the manifest lists them.
+    const files = Object.values(ARCHIVE_FILES).map((rel) => {
+      const { sha256, size } = hashed.find((h) => h.file === path.join(staging, rel))!;
+      return { path: rel, sha256, size };
+    });
+    return await writeManifest({ dir: staging, ...description }, createdAt, files);
+  } catch (err) {
+    await vectorsCopied.catch(() => {});
+    throw err;
+  }
 }
 
 async function applyRetention(destination: Destination, keep?: number): Promise<{ pruned: string[]; pruneError: string | null }> {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { LdsError } from "../errors.js";
+import { errorForThread } from "../util/worker-answer.js";
 import { lowerThisThreadsPriority } from "../util/thread-priority.js";
 import { HEAVY_TASKS, type HeavyTask } from "./heavy-tasks.js";
 
@@ -10,8 +10,5 @@ try {
   const result = await (HEAVY_TASKS[task] as (...a: unknown[]) => unknown)(...args);
   parentPort!.postMessage({ ok: true, result });
 } catch (err) {
-  parentPort!.postMessage({
-    ok: false,
-    error: err instanceof LdsError ? { code: err.code, message: err.message, hint: err.hint } : { message: (err as Error)?.message ?? String(err) },
-  });
+  parentPort!.postMessage({ ok: false, error: errorForThread(err) });
 }

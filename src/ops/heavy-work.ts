@@ -1,6 +1,5 @@
-import { LdsError, type ErrorCode } from "../errors.js";
 import { builtModule } from "../util/built-module.js";
-import { workerAnswer } from "../util/worker-answer.js";
+import { errorFromThread, workerAnswer, type ThreadError } from "../util/worker-answer.js";
 import { HEAVY_TASKS, type HeavyTask } from "./heavy-tasks.js";
 
 const WORKER_ENTRY = builtModule(import.meta.url, "./heavy-work-entry.js");
@@ -25,9 +24,8 @@ type Task<K extends HeavyTask> = (typeof HEAVY_TASKS)[K];
 /** Run a heavy task: in a worker thread when the server asked for it, else inline. Errors keep their code and hint. */
 export async function runHeavy<K extends HeavyTask>(task: K, ...args: Parameters<Task<K>>): Promise<ReturnType<Task<K>>> {
   if (!offThread) return (HEAVY_TASKS[task] as (...a: unknown[]) => ReturnType<Task<K>>)(...args);
-  type Answer = { ok: true; result: ReturnType<Task<K>> } | { ok: false; error: { code?: string; message: string; hint?: string } };
+  type Answer = { ok: true; result: ReturnType<Task<K>> } | { ok: false; error: ThreadError };
   const answer = await workerAnswer<Answer>(WORKER_ENTRY, { task, args }, { what: `the worker for ${task}` });
   if (answer.ok) return answer.result;
-  const { code, message, hint } = answer.error;
-  throw code ? new LdsError(code as ErrorCode, message, { hint }) : new Error(message);
+  throw errorFromThread(answer.error);
 }

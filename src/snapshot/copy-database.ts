@@ -15,8 +15,10 @@ const ALL_PAGES = 0x7fffffff;
  * every b-tree with VACUUM INTO (docs/benchmarks.md), so the copy is then made what an archive holds: journal
  * mode DELETE (no -wal is archived) and free pages zeroed, so that content deleted from the volume does not
  * travel in its archives. Archived with mode 0600: the databases hold credentials' seals, like the key.
+ * `onPinned` is called once the copy's state is fixed (its read transaction has begun), before the pages are copied:
+ * a backup starts copying lds.db then, beside this copy, and lds.db's state is still the later one.
  */
-export async function copyDatabase(source: string, destination: string, needsVectorExtension: boolean): Promise<void> {
+export async function copyDatabase(source: string, destination: string, needsVectorExtension: boolean, onPinned?: () => void): Promise<void> {
   let db: Database.Database | undefined;
   try {
     db = new Database(source, { readonly: true, fileMustExist: true });
@@ -24,8 +26,14 @@ export async function copyDatabase(source: string, destination: string, needsVec
     // Every page passes through once: a large page cache only adds to the backup's peak memory.
     db.pragma("cache_size = -2048");
     if (needsVectorExtension) loadVectorExtension(db);
+    // A WAL reader's state is taken at its transaction's first read; the backup API then copies within that
+    // transaction instead of opening its own.
+    db.exec("BEGIN");
+    db.prepare("SELECT count(*) FROM sqlite_schema").get();
+    onPinned?.();
     // better-sqlite3 calls the callback after its first (empty) step; what it returns is the next step's size.
     await db.backup(destination, { progress: () => ALL_PAGES });
+    db.exec("COMMIT");
   } catch (err) {
     if (err instanceof LdsError) throw err;
     throw fromSystemError(err, `the snapshot of ${source}`);

@@ -25,11 +25,16 @@ export async function snapshotVolume(volume: DataVolume, dir: string): Promise<S
 }
 
 /**
- * The first step: check that the volume is whole, lay out `dir`, copy vectors.db. vectors.db is copied before
- * lds.db: a snippet written between the two copies then lacks a vector (re-indexing fixes it) rather than the
- * reverse.
+ * The first step: check that the volume is whole, lay out `dir`, copy vectors.db. vectors.db's state is taken before
+ * lds.db's: a snippet written between the two then lacks a vector (re-indexing fixes it) rather than the reverse.
  */
 export async function copyVectorIndex(volume: DataVolume, dir: string): Promise<void> {
+  layOutSnapshot(volume, dir);
+  await copyDatabase(volume.vectors, path.join(dir, ARCHIVE_FILES.vectors), true);
+}
+
+/** Check that the volume is whole and make the archive's folders in `dir`. */
+export function layOutSnapshot(volume: DataVolume, dir: string): void {
   for (const [label, file] of [["database", volume.db], ["vector index", volume.vectors], ["key", volume.key]] as const) {
     if (!fs.existsSync(file)) {
       throw new LdsError("data_dir_invalid", `The ${label} ${file} does not exist: ${volume.root} is not an initialised data volume.`, {
@@ -38,7 +43,6 @@ export async function copyVectorIndex(volume: DataVolume, dir: string): Promise<
     }
   }
   for (const rel of Object.values(ARCHIVE_FILES)) fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true, mode: 0o700 });
-  await copyDatabase(volume.vectors, path.join(dir, ARCHIVE_FILES.vectors), true);
 }
 
 /** The second step: copy lds.db and the key, and refuse a key that is not lds.db's. */

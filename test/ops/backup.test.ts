@@ -122,16 +122,21 @@ describe("lds backup", () => {
     const dataDir = tempDir();
     await seedVolume(dataDir);
     // Each transaction adds a library and its snippet: a snapshot holds both or neither, numbered without gaps.
+    // Then vectors.db records the same number (as an ingestion writes a snippet's vector after it): the two files
+    // are copied side by side, and vectors.db's state must be the earlier one, so it never records a number that
+    // lds.db's snapshot lacks.
     const writer = execa("node", ["--input-type=module", "-e", `
       import Database from "better-sqlite3";
       const db = new Database(${JSON.stringify(path.join(dataDir, "lds.db"))});
-      db.pragma("journal_mode = WAL"); db.pragma("busy_timeout = 5000");
+      const vectors = new Database(${JSON.stringify(path.join(dataDir, "vectors.db"))});
+      for (const d of [db, vectors]) { d.pragma("journal_mode = WAL"); d.pragma("busy_timeout = 5000"); }
       const lib = db.prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, 'load', 'git', 'finalized')");
       const snip = db.prepare("INSERT INTO snippets (library_id, kind, title, content) VALUES (?, 'info', 't', ?)");
+      const mark = vectors.prepare("INSERT INTO vector_partitions (partition, generation) VALUES (?, ?)");
       const write = db.transaction((n) => { lib.run('/load/' + n); snip.run('/load/' + n, 'x'.repeat(2000)); });
       let n = 0;
       const until = Date.now() + 20000;
-      while (Date.now() < until) { write(++n); if (n % 500 === 0) console.log(n); }
+      while (Date.now() < until) { write(++n); mark.run('/load/' + n, n); if (n % 500 === 0) console.log(n); }
     `], { cwd: process.cwd(), reject: false });
     await new Promise<void>((resolve) => writer.stdout!.once("data", () => resolve()));
     const out = tempDir();
@@ -149,6 +154,11 @@ describe("lds backup", () => {
     const ids = snap.prepare("SELECT CAST(substr(id, 7) AS INTEGER) FROM libraries WHERE id LIKE '/load/%' ORDER BY 1").pluck().all() as number[];
     const orphans = snap.prepare("SELECT count(*) FROM libraries l WHERE id LIKE '/load/%' AND (SELECT count(*) FROM snippets s WHERE s.library_id = l.id) != 1").pluck().get();
     snap.close();
+    const vectorsSnap = new Database(path.join(unpacked, "vectors/vectors.db"), { readonly: true });
+    const marked = vectorsSnap.prepare("SELECT coalesce(max(generation), 0) FROM vector_partitions WHERE partition LIKE '/load/%'").pluck().get() as number;
+    vectorsSnap.close();
+    expect(marked).toBeGreaterThan(0);
+    expect(marked).toBeLessThanOrEqual(ids.length);
     expect(ids.length).toBeGreaterThan(0);
     expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
     expect(orphans).toBe(0);

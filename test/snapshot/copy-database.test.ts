@@ -48,6 +48,25 @@ describe("copying a live database for an archive", () => {
     db.close();
   });
 
+  it("copies the state it had when it called onPinned, not a later one, so that a second copy can start then", async () => {
+    const source = liveDatabaseWithDeletedRows();
+    const writer = new Database(source);
+    writer.pragma("journal_mode = WAL");
+    const copy = path.join(tempDir("lds-copy-"), "copy.db");
+    let pinnedAt: number | undefined;
+    await copyDatabase(source, copy, false, () => {
+      // Written after the pin and before a page is copied: the copy must not hold it.
+      writer.prepare("INSERT INTO kept VALUES ('after the pin')").run();
+      pinnedAt = Date.now();
+    });
+    expect(pinnedAt).toBeDefined();
+    expect(writer.prepare("SELECT count(*) FROM kept").pluck().get()).toBe(101);
+    writer.close();
+    const db = new Database(copy, { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM kept").pluck().get()).toBe(100);
+    db.close();
+  });
+
   it("runs the live database with secure_delete, so a deleted row's text leaves its page too", () => {
     const root = tempDir("lds-copy-");
     const volume = openVolume(root);
