@@ -36,6 +36,7 @@ export async function copyDatabase(source: string, destination: string, needsVec
     db.exec("COMMIT");
   } catch (err) {
     if (err instanceof LdsError) throw err;
+    if (DAMAGED.has((err as { code?: string }).code ?? "")) throw damagedSource(source, (err as Error).message);
     throw fromSystemError(err, `the snapshot of ${source}`);
   } finally {
     db?.close();
@@ -50,4 +51,14 @@ export async function copyDatabase(source: string, destination: string, needsVec
   }
   zeroFreePages(destination);
   fs.chmodSync(destination, 0o600);
+}
+
+/** SQLite's answers for a file that is not (or no longer) a whole database: "file is not a database", "malformed". */
+const DAMAGED = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
+
+/** A live database that cannot be read whole would make an archive that cannot be restored: say so, and what to do. */
+function damagedSource(source: string, reason: string): LdsError {
+  return new LdsError("data_dir_invalid", `${source} is damaged (${reason}); no archive was written.`, {
+    hint: `Keep the archives you have (do not prune them). Check the file with: sqlite3 ${source} "PRAGMA integrity_check"; then restore the newest archive that verifies (lds verify ARCHIVE, then lds-restore ARCHIVE --yes).`,
+  });
 }

@@ -28,7 +28,7 @@ export async function snapshotVolume(volume: DataVolume, dir: string): Promise<S
  * The first step: check that the volume is whole, lay out `dir`, copy vectors.db. vectors.db's state is taken before
  * lds.db's: a snippet written between the two then lacks a vector (re-indexing fixes it) rather than the reverse.
  */
-export async function copyVectorIndex(volume: DataVolume, dir: string): Promise<void> {
+async function copyVectorIndex(volume: DataVolume, dir: string): Promise<void> {
   layOutSnapshot(volume, dir);
   await copyDatabase(volume.vectors, path.join(dir, ARCHIVE_FILES.vectors), true);
 }

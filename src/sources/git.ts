@@ -87,9 +87,20 @@ export function gitError(stderr: string, options: GitOptions): LdsError {
   if (/No space left on device|Disk quota exceeded/i.test(stderr) || (/unable to write|write error|unable to checkout|unable to create/i.test(stderr) && nearlyFull(options.dir))) {
     return new LdsError("disk_full", `No space left on the data volume while fetching ${where}.`, { hint: "Free space on the data volume's filesystem, then refresh the library." });
   }
-  if (/Authentication failed|could not read Username|returned error: 40[13]\b|terminal prompts disabled/i.test(stderr)) {
+  // 403: the host knows who asks and says no (a token without access to this repository); 401 and git's own
+  // "Authentication failed": no valid credentials at all (a mistyped, expired or revoked token). Different fixes.
+  if (/returned error: 403\b/i.test(stderr)) {
+    return new LdsError("repository_auth_failed", `${where} refused access (HTTP 403)${options.token ? " to the given token" : " without a token"}.`, {
+      hint: options.token
+        ? "The host accepted the token but it may not read this repository: give the token (or its account) read access to it, or use a token that has it."
+        : "The host does not let anonymous clients read it: pass a gitToken or connect an account, or check the host's IP allow-list and rate limits.",
+    });
+  }
+  if (/Authentication failed|could not read Username|returned error: 401\b|terminal prompts disabled/i.test(stderr)) {
     return new LdsError("repository_auth_failed", `${where} refused access${options.token ? " with the given token" : " without a token"}.`, {
-      hint: options.token ? "Check that the token is valid and may read this repository." : "For a private repository, pass a gitToken or connect an account.",
+      hint: options.token
+        ? "The host did not accept the token (mistyped, expired or revoked): create a new one that may read this repository and save it again."
+        : "For a private repository, pass a gitToken or connect an account.",
     });
   }
   if (/not found|does not exist|Remote branch .* not found|returned error: 404\b/i.test(stderr)) {

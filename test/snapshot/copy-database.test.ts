@@ -3,6 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { readFreePages } from "../../src/archive/free-pages.js";
+import type { LdsError } from "../../src/errors.js";
 import { copyDatabase } from "../../src/snapshot/copy-database.js";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
@@ -65,6 +66,19 @@ describe("copying a live database for an archive", () => {
     const db = new Database(copy, { readonly: true });
     expect(db.prepare("SELECT count(*) FROM kept").pluck().get()).toBe(100);
     db.close();
+  });
+
+  it("refuses a live database that is not whole with what to do, and writes no copy", async () => {
+    const source = liveDatabaseWithDeletedRows();
+    const fd = fs.openSync(source, "r+");
+    fs.writeSync(fd, Buffer.from("not a database header, overwritten by a failing disk"), 0, undefined, 0);
+    fs.closeSync(fd);
+    const copy = path.join(tempDir("lds-copy-"), "copy.db");
+    const error = await copyDatabase(source, copy, false).then(() => undefined, (err: unknown) => err as LdsError);
+    expect(error?.code).toBe("data_dir_invalid");
+    expect(error?.message).toBe(`${source} is damaged (file is not a database); no archive was written.`);
+    expect(error?.hint).toMatch(/^Keep the archives you have .*PRAGMA integrity_check.*lds-restore ARCHIVE --yes\)\.$/);
+    expect(fs.existsSync(copy)).toBe(false);
   });
 
   it("runs the live database with secure_delete, so a deleted row's text leaves its page too", () => {

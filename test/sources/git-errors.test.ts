@@ -22,4 +22,19 @@ describe("what a failed git command is reported as", () => {
     expect(gitError(`fatal: unable to access ${quoted(port)}: The requested URL returned error: 404\n`, at(port)).code).toBe("repository_not_found");
     expect(gitError(`fatal: unable to access ${quoted(40412)}: Failed to connect to 127.0.0.1 port 40412: Connection refused\n`, at(40412)).code).toBe("repository_unreachable");
   });
+
+  it("tells a token the host refuses (401) from a token without access to the repository (403), each with its fix", () => {
+    const port = 40312;
+    const withToken = { ...at(port), token: "t0k3n-value" };
+    const refused = gitError(`error: RPC failed; HTTP 401 curl 22 The requested URL returned error: 401\n`, withToken);
+    const forbidden = gitError(`fatal: unable to access ${quoted(port)}: The requested URL returned error: 403\n`, withToken);
+    expect(refused.message).toBe(`127.0.0.1:${port}/acme/docs.git refused access with the given token.`);
+    expect(refused.hint).toMatch(/did not accept the token \(mistyped, expired or revoked\): create a new one/);
+    expect(forbidden.message).toBe(`127.0.0.1:${port}/acme/docs.git refused access (HTTP 403) to the given token.`);
+    expect(forbidden.hint).toMatch(/accepted the token but it may not read this repository: give the token \(or its account\) read access/);
+    const anonymous = gitError(`fatal: unable to access ${quoted(port)}: The requested URL returned error: 403\n`, at(port));
+    expect(anonymous.message).toMatch(/refused access \(HTTP 403\) without a token\.$/);
+    expect(anonymous.hint).toMatch(/pass a gitToken or connect an account/);
+    for (const error of [refused, forbidden, anonymous]) expect(`${error.message} ${error.hint}`).not.toContain("t0k3n-value");
+  });
 });
