@@ -1,10 +1,14 @@
+import { Int8Columns } from "./int8-columns.js";
+
 /**
  * A partition's vectors held in memory as 8-bit integers, laid out by dimension (in blocks of rows), to pick the
  * candidates of a nearest-neighbour query quickly; the candidates are then ranked by their exact vectors (see
  * partition-cache.ts). Why this layout: a query embedding of the hashing embedder is sparse (a question of a few
  * words sets 50-100 of 384 dimensions), so its dot product with every stored vector needs only those dimensions'
  * values: a quarter of the work of a full scan, and a quarter of the bytes of float32. sqlite-vec's scan reads and
- * multiplies every float (no SIMD in its published build): ~40-50 ms for 100,000 vectors, against ~8 ms here.
+ * multiplies every float (no SIMD in its published build): ~40-50 ms for 100,000 vectors, against ~8 ms here with
+ * a JavaScript loop, and about a tenth of that since 0.7.5 with the WebAssembly SIMD kernel (int8-scan.wat), which
+ * reads the columns where they are: the copy lives in the kernel's memory (int8-columns.ts).
  */
 
 /** Stored value = component × SCALE, clamped to ±127. Unit vectors' components are mostly far below 0.5. */
@@ -32,9 +36,17 @@ export interface QuantizedPartition {
  */
 const BLOCK_ROWS = 4096;
 
+/** A block of the copy: where its columns start, its rows, and its rows rounded up to 16 (each column's length). */
+interface Block {
+  offset: number;
+  rows: number;
+  stride: number;
+}
+
 /** Collects a partition's vectors in arrival order, one block at a time (finish hands over the copy). */
 export class QuantizedPartitionBuilder {
-  private readonly blocks: Int8Array[] = [];
+  private readonly columns = new Int8Columns();
+  private readonly blocks: Block[] = [];
   private readonly ids: number[] = [];
   /** The block being filled, row by row. */
   private readonly rows: Int8Array;
@@ -66,17 +78,19 @@ export class QuantizedPartitionBuilder {
 
   finish(): QuantizedPartition {
     this.closeBlock();
-    return quantizedPartition(Float64Array.from(this.ids), this.blocks.splice(0), this.dimensions, this.blockRows);
+    return quantizedPartition(Float64Array.from(this.ids), this.columns, this.blocks.splice(0), this.dimensions, this.blockRows);
   }
 
-  /** Transpose the rows collected into a block of their own size, dimension by dimension. */
+  /** Transpose the rows collected into the copy's memory, dimension by dimension, each column padded to 16 rows. */
   private closeBlock(): void {
     const rows = this.filled;
     if (rows === 0) return;
     const dims = this.dimensions;
-    const block = new Int8Array(rows * dims);
-    for (let r = 0; r < rows; r++) for (let d = 0; d < dims; d++) block[d * rows + r] = this.rows[r * dims + d]!;
-    this.blocks.push(block);
+    const stride = Math.ceil(rows / 16) * 16;
+    const offset = this.columns.allocate(stride * dims);
+    const block = this.columns.int8s(offset, stride * dims);
+    for (let r = 0; r < rows; r++) for (let d = 0; d < dims; d++) block[d * stride + r] = this.rows[r * dims + d]!;
+    this.blocks.push({ offset, rows, stride });
     this.filled = 0;
   }
 }
@@ -86,13 +100,16 @@ function quantize(value: number): number {
   return q > 127 ? 127 : q < -127 ? -127 : q;
 }
 
-/** `blocks` hold `blockRows` rows each, the last one the rest; row i of the partition is snippet ids[i]. */
-function quantizedPartition(ids: Float64Array, blocks: Int8Array[], dimensions: number, blockRows: number): QuantizedPartition {
+/**
+ * Row i of the partition is snippet ids[i]; block b holds rows from b × blockRows. The kernel adds a block's padded
+ * rows too (zeros: nothing changes), so the scores have room for 16 more than the rows.
+ */
+function quantizedPartition(ids: Float64Array, columns: Int8Columns, blocks: Block[], dimensions: number, blockRows: number): QuantizedPartition {
   const n = ids.length;
-  const scores = new Int32Array(n);
+  const scoresAt = columns.allocate((n + 16) * 4);
   return {
     count: n,
-    bytes: blocks.reduce((sum, block) => sum + block.byteLength, 0) + ids.byteLength + scores.byteLength,
+    bytes: columns.size + ids.byteLength,
     candidates(query, count) {
       const used: number[] = [];
       const weights: number[] = [];
@@ -100,24 +117,15 @@ function quantizedPartition(ids: Float64Array, blocks: Int8Array[], dimensions: 
         const weight = Math.round(query[d]! * QUERY_SCALE);
         if (weight !== 0) used.push(d), weights.push(weight);
       }
+      const scores = columns.int32s(scoresAt, n + 16);
       for (let b = 0; b < blocks.length; b++) {
-        const block = blocks[b]!;
-        const rows = block.length / dimensions;
+        const { offset, rows, stride } = blocks[b]!;
         const base = b * blockRows;
-        for (let i = 0; i < rows; i++) scores[base + i] = 0;
-        // Four dimensions per pass: a quarter of the loads and stores of the running scores.
-        let u = 0;
-        for (; u + 4 <= used.length; u += 4) {
-          const oa = used[u]! * rows, ob = used[u + 1]! * rows, oc = used[u + 2]! * rows, oe = used[u + 3]! * rows;
-          const wa = weights[u]!, wb = weights[u + 1]!, wc = weights[u + 2]!, we = weights[u + 3]!;
-          for (let i = 0; i < rows; i++) scores[base + i] += wa * block[oa + i]! + wb * block[ob + i]! + wc * block[oc + i]! + we * block[oe + i]!;
-        }
-        for (; u < used.length; u++) {
-          const o = used[u]! * rows, w = weights[u]!;
-          for (let i = 0; i < rows; i++) scores[base + i] += w * block[o + i]!;
-        }
+        scores.fill(0, base, base + rows);
+        if (used.length === 0) continue;
+        columns.accumulate(scoresAt + base * 4, used.map((d) => offset + d * stride), weights, stride);
       }
-      return [...topIndexes(scores, Math.min(count, n))].map((i) => ids[i]!);
+      return [...topIndexes(scores.subarray(0, n), Math.min(count, n))].map((i) => ids[i]!);
     },
   };
 }

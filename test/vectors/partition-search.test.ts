@@ -168,7 +168,9 @@ describe("quantized partitions", () => {
     for (let r = 1; r <= 7; r++) builder.add(100 + r, Float32Array.from([0.05 * r, 0, 0, 0.01]));
     const partition = builder.finish();
     expect(partition.count).toBe(7);
-    expect(partition.bytes).toBe(7 * (4 + 12));
+    // Each block's columns are padded to 16 rows for the SIMD kernel: 3 blocks × 16 rows × 4 dimensions, the
+    // scores (7 + 16 int32, in 16-byte steps) and the snippet ids.
+    expect(partition.bytes).toBe(3 * 16 * 4 + 96 + 7 * 8);
     const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
     expect(partition.candidates(Float32Array.from([1, 0, 0, 0]), 1)).toEqual([107]);
     expect(sorted(partition.candidates(Float32Array.from([1, 0, 0, 0]), 3))).toEqual([105, 106, 107]);
