@@ -51,8 +51,8 @@ export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryR
   const batch = await volume.store.snippets.liveBatch(ref.libraryId, ref.version);
   const partition = partitionOf(ref.libraryId, ref.version, batch);
   if (method === "vector") return { ids: (await nearest(volume, partition, vector, depth)).map((hit) => hit.id) };
-  // The scan is posted before BM25 starts: in the server it then runs in its worker thread while BM25 runs (from
-  // FTS5 on this thread, or from the word index right after the scan in that thread).
+  // The scan is posted before BM25 starts: in the server it then runs in its search thread while BM25 runs (from
+  // FTS5 on this thread, or from the word index in the other search thread: vectors/search-threads.ts).
   const vectors = nearest(volume, partition, vector, depth);
   const bm25 = await bm25Ranking(volume, ref, query, depth, batch);
   return {

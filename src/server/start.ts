@@ -22,6 +22,7 @@ import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
 import { createVectorSearchWorker, MIN_CACHED_VECTORS } from "../vectors/knn-worker.js";
+import { twoSearchThreads } from "../vectors/search-threads.js";
 import type { CopyMade } from "../vectors/partition-cache.js";
 import type { WordIndexMade } from "../store/word-search.js";
 import { warmVectorCopies } from "../ops/warm-vector-copies.js";
@@ -75,9 +76,16 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // the server serves, with BM25 alone ranking meanwhile.
     const background = opened.embedder.remote ? rebuildInBackground(opened, logger) : undefined;
     if (!background) await rebuildStaleVectors(opened, logger);
-    opened.vectorSearch = createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
-      logVectorCopy(logger, copy, settings.vectorCacheBytes),
-      { storeFile: volume.db, options: { budgetBytes: settings.wordIndexBytes, minRows: MIN_CACHED_VECTORS }, onIndex: (made) => logWordIndex(logger, made, settings.wordIndexBytes) },
+    // Vectors and word indexes on threads of their own, so that a fused search's two rankings run side by side.
+    opened.vectorSearch = twoSearchThreads(
+      createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
+        logVectorCopy(logger, copy, settings.vectorCacheBytes),
+      ),
+      createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: 0, minVectors: MIN_CACHED_VECTORS }, () => {}, {
+        storeFile: volume.db,
+        options: { budgetBytes: settings.wordIndexBytes, minRows: MIN_CACHED_VECTORS },
+        onIndex: (made) => logWordIndex(logger, made, settings.wordIndexBytes),
+      }),
     );
     // In the background: the server answers meanwhile (the first searches scan, as before).
     void warmVectorCopies(opened, settings.vectorCacheBytes).catch((err: Error) => logger.warn({ err: err.message }, "vector search: copying large libraries' vectors at start failed; they are copied at their first search instead"));
