@@ -54,6 +54,9 @@ export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryR
   // The scan is posted before BM25 starts: in the server it then runs in its search thread while BM25 runs (from
   // FTS5 on this thread, or from the word index in the other search thread: vectors/search-threads.ts).
   const vectors = nearest(volume, partition, vector, depth);
+  // Awaited below, after BM25: a scan that fails first (a timeout, a crashed thread) must not be an unhandled
+  // rejection meanwhile, which would stop the server.
+  vectors.catch(() => {});
   const bm25 = await bm25Ranking(volume, ref, query, depth, batch);
   return {
     ids: fuse([
