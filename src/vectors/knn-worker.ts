@@ -39,10 +39,11 @@ export interface WordSearchSetup {
 /**
  * Nearest-neighbour queries, and, given lds.db (`words`), BM25 rankings from word indexes, in a worker thread. The
  * vector search is one of a search's two long steps (a scan of 100,000 vectors by sqlite-vec: ~50 ms; from the
- * worker's quantized copy, partition-search.ts: ~14 ms); in a thread of its own it runs while the main thread ranks
- * with FTS5 when the batch has no word index (from one, BM25 takes ~2 ms here, after the scan), and other requests
- * are not held up behind it. The server's only user; a dead worker is replaced at the next query, and one that does
- * not answer within `timeoutMs` is terminated (and replaced) with a 504 timeout for the request. `cache` bounds the
+ * worker's quantized copy, partition-search.ts: a few ms); in a thread of its own it runs while the main thread
+ * ranks with FTS5 when the batch has no word index, and other requests are not held up behind it. The server starts
+ * two (vectors/search-threads.ts): one for the vectors, one for the word indexes, so that the scan and BM25 run side
+ * by side. A dead worker is replaced at the next query, and one that does not answer within `timeoutMs` is
+ * terminated (and replaced) with a 504 timeout for the request. `cache` bounds the
  * worker's in-memory copies of large partitions (partition-search.ts); none by default, the server passes
  * LDS_VECTOR_CACHE_MB.
  */
