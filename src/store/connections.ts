@@ -26,7 +26,7 @@ export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<Wi
     return Number(
       db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name) VALUES (?, 'wiki', ?, ?, ?, ?)").run(c.teamId, c.cloudId, normaliseSiteUrl(c.siteUrl), c.apiBase, secretName).lastInsertRowid,
     );
-  })();
+  }).immediate();
 }
 
 /**
@@ -40,7 +40,7 @@ export function addGitConnection(db: Database.Database, key: Buffer, teamId: num
     dropOrphanGrants(db);
     putSecret(db, key, secretName, token);
     db.prepare("INSERT INTO connections (team_id, kind, secret_name, hosts) VALUES (?, 'git', ?, ?)").run(teamId, secretName, JSON.stringify(hosts.map((h) => h.toLowerCase())));
-  })();
+  }).immediate();
 }
 
 /** `grantId`: the connection was made by OAuth, and `token` is its access token as stored (it may need a refresh). */
@@ -121,5 +121,5 @@ export function removePastedConnection(db: Database.Database, id: number): boole
     deleteSecret(db, row.secret_name);
     db.prepare("DELETE FROM connections WHERE id = ?").run(id);
     return true;
-  })();
+  }).immediate();
 }

@@ -13,5 +13,5 @@ export function createFirstTeam(db: Database.Database, first: { team: string; em
     const user = addUser(db, team, first.email, "owner");
     const { key, prefix } = createApiKey(db, user.id, "created by lds init");
     return { team: team.name, plan: team.plan, email: user.email, key, prefix };
-  })();
+  }).immediate();
 }

@@ -41,7 +41,7 @@ export function enqueueJob(db: Database.Database, key: Buffer, job: Omit<Job, "i
     );
     if (token) putSecret(db, key, tokenName(id), token);
     return id;
-  })();
+  }).immediate();
 }
 
 /** Take the oldest queued job, atomically, so that two runners never take the same one. */
@@ -79,7 +79,7 @@ export function finishJob(db: Database.Database, jobId: number, error: string | 
   db.transaction(() => {
     db.prepare("UPDATE jobs SET state = ?, error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(error ? "failed" : "done", error, jobId);
     deleteSecret(db, tokenName(jobId));
-  })();
+  }).immediate();
 }
 
 /** At start: a job that was running when the process died is run again. */
@@ -112,6 +112,6 @@ export function requeueAfterRestore(db: Database.Database, partial: string[]): s
       if (!hasQueuedJob.get(id)) queueJob.run(id);
       requeued.push(id);
     }
-  })();
+  }).immediate();
   return requeued;
 }

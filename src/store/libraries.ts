@@ -119,7 +119,7 @@ export function createLibraryWithJob(db: Database.Database, key: Buffer, library
     insertLibrary(db, library);
     if (options) setLibraryOptions(db, library.id, options);
     enqueueJob(db, key, { library_id: library.id, kind: "ingest", payload }, token);
-  })();
+  }).immediate();
 }
 
 /** Queue a job for an existing library; `markQueued` shows the library as queued (a refresh of what it serves). */
@@ -127,7 +127,7 @@ export function queueLibraryJob(db: Database.Database, key: Buffer, libraryId: s
   db.transaction(() => {
     enqueueJob(db, key, { library_id: libraryId, ...job }, token);
     if (markQueued) setLibraryState(db, libraryId, "queued");
-  })();
+  }).immediate();
 }
 
 /**
@@ -146,7 +146,7 @@ export function relocateLibrary(
     enqueueJob(db, key, { library_id: move.libraryId, kind: "refresh", payload: { url: move.sourceUrl, ...options, teamId: move.teamId ?? undefined } });
     setLibraryState(db, move.libraryId, "queued");
     recordAudit(db, { actor: move.actor, action: "library.move", subject: move.libraryId, details: { from: move.from, to: move.sourceUrl, branch: move.branch ?? null } });
-  })();
+  }).immediate();
 }
 
 /**
@@ -165,5 +165,5 @@ export function removeLibrary(db: Database.Database, libraryId: string): number[
     db.prepare("DELETE FROM library_usage WHERE library_id = ?").run(libraryId);
     db.prepare("DELETE FROM libraries WHERE id = ?").run(libraryId);
     return snippetIds;
-  })();
+  }).immediate();
 }

@@ -65,7 +65,7 @@ export function takeOAuthState(db: Database.Database, state: string): OAuthState
     db.prepare("DELETE FROM oauth_states WHERE state_hash = ?").run(hashOf(state));
     if (Date.parse(row.expires_at) < Date.now()) return undefined;
     return { provider: row.provider, teamId: row.team_id, verifier: row.verifier, redirectUri: row.redirect_uri, startedBy: row.started_by };
-  })();
+  }).immediate();
 }
 
 /**
@@ -97,7 +97,7 @@ export function saveOAuthGrant(db: Database.Database, key: Buffer, grant: { team
     }
     dropOrphanGrants(db);
     return id;
-  })();
+  }).immediate();
 }
 
 function putTokens(db: Database.Database, key: Buffer, grantId: number, tokens: OAuthTokens): void {
@@ -138,7 +138,7 @@ export function updateOAuthTokens(db: Database.Database, key: Buffer, grantId: n
   db.transaction(() => {
     putTokens(db, key, grantId, tokens);
     db.prepare("UPDATE oauth_grants SET expires_at = ?, state = 'active', problem = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(tokens.expiresAt ?? null, grantId);
-  })();
+  }).immediate();
 }
 
 /** The provider refused to refresh (revoked, expired): kept, to be shown, until reconnected or disconnected. */
@@ -147,7 +147,7 @@ export function markOAuthGrantRevoked(db: Database.Database, grantId: number, pr
 }
 
 export function removeOAuthGrant(db: Database.Database, grantId: number): void {
-  db.transaction(() => removeGrantRows(db, grantId))();
+  db.transaction(() => removeGrantRows(db, grantId)).immediate();
 }
 
 export function listOAuthGrants(db: Database.Database): OAuthGrant[] {

@@ -43,7 +43,7 @@ export function resealSecrets(db: Database.Database, oldKey: Buffer, newKey: Buf
       // Every secret is unsealed first: one that fails (tampered) aborts the rotation before anything changes.
       for (const row of rows) update.run(seal(newKey, unseal(oldKey, row.sealed, row.name), row.name), row.name);
       setSetting(db, FINGERPRINT_SETTING, newFingerprint);
-    })();
+    }).immediate();
   } finally {
     db.pragma(`synchronous = ${previous}`);
   }
@@ -62,7 +62,7 @@ export function saveSettingWithSecrets(db: Database.Database, key: Buffer, setti
       if (secret.value === "") deleteSecret(db, secret.name);
       else putSecret(db, key, secret.name, secret.value);
     }
-  })();
+  }).immediate();
 }
 
 /** Every sealed secret as stored (name and seal), for checks that each one unseals. */

@@ -49,7 +49,7 @@ export function openBatch(db: Database.Database, libraryId: string, version: str
     const next = (db.prepare("SELECT coalesce(max(batch), 0) + 1 FROM snippet_batches").pluck().get() as number);
     db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state) VALUES (?, ?, ?, 'writing')").run(libraryId, version, next);
     return next;
-  })();
+  }).immediate();
 }
 
 /** Add snippets to an open batch in one transaction; `alongside` runs inside it with their new ids (their vectors). */
@@ -63,7 +63,7 @@ export function appendToBatch(db: Database.Database, libraryId: string, version:
     const ids = rows.map((s) => Number(insert.run(libraryId, version, batch, s.kind, s.title, s.description, s.language, s.content, s.sourcePath, s.tokens, s.pageTitle).lastInsertRowid));
     alongside(ids);
     return ids;
-  })();
+  }).immediate();
 }
 
 /** Make a finished batch the one readers see, in one small transaction; the batch it replaces is retired. */
@@ -77,7 +77,7 @@ export function publishBatch(db: Database.Database, libraryId: string, version: 
       db.prepare("INSERT OR IGNORE INTO snippet_batches (library_id, version, batch, state) VALUES (?, ?, 0, 'retired')").run(libraryId, version);
     }
     db.prepare("UPDATE snippet_batches SET state = 'live' WHERE library_id = ? AND version = ? AND batch = ?").run(libraryId, version, batch);
-  })();
+  }).immediate();
 }
 
 /** Give up an unfinished batch (its ingestion failed): retired, so that its rows are deleted like a replaced batch's. */
@@ -110,7 +110,7 @@ export function deleteRetiredRows(db: Database.Database, libraryId: string, vers
     // Only while the batch is still retired: a live or writing batch's rows are never deleted here.
     if (!db.prepare("SELECT 1 FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ? AND state = 'retired'").get(libraryId, version, batch)) return;
     for (const id of ids) remove.run(id, libraryId, version, batch);
-  })();
+  }).immediate();
 }
 
 /**

@@ -18,7 +18,7 @@ export function addUsage(db: Database.Database, counts: UsageCount[]): void {
   );
   db.transaction(() => {
     for (const c of counts) add.run(c.libraryId, c.day, c.dimension, c.name, c.count);
-  })();
+  }).immediate();
 }
 
 /** A library's counters from `fromDay` on. */

@@ -117,6 +117,26 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
   };
   const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
+  const upsert = db.transaction((items: VectorItem[]) => {
+    const { insert } = statements();
+    const changed = new Set<string>();
+    // vec0 has no UPSERT: delete then insert, inside one transaction.
+    for (const { snippetId, partition, vector } of items) {
+      const before = removeOne(snippetId);
+      if (before !== undefined) changed.add(before);
+      insert.run(BigInt(snippetId), partition, asBlob(vector));
+      changed.add(partition);
+    }
+    advanceGenerations(db, changed);
+  });
+  const remove = db.transaction((ids: number[]) => {
+    const changed = new Set<string>();
+    for (const id of ids) {
+      const partition = removeOne(id);
+      if (partition !== undefined) changed.add(partition);
+    }
+    advanceGenerations(db, changed);
+  });
   return {
     db,
     dimensions: embedder.dimensions,
@@ -126,26 +146,10 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
     get builtBy() {
       return meta.get("embedder");
     },
-    upsert: db.transaction((items: VectorItem[]) => {
-      const { insert } = statements();
-      const changed = new Set<string>();
-      // vec0 has no UPSERT: delete then insert, inside one transaction.
-      for (const { snippetId, partition, vector } of items) {
-        const before = removeOne(snippetId);
-        if (before !== undefined) changed.add(before);
-        insert.run(BigInt(snippetId), partition, asBlob(vector));
-        changed.add(partition);
-      }
-      advanceGenerations(db, changed);
-    }),
-    remove: db.transaction((ids: number[]) => {
-      const changed = new Set<string>();
-      for (const id of ids) {
-        const partition = removeOne(id);
-        if (partition !== undefined) changed.add(partition);
-      }
-      advanceGenerations(db, changed);
-    }),
+    // Immediate transactions: each reads before it writes, and a deferred one would then fail at once (SQLITE_BUSY,
+    // no wait) whenever another connection (the server's snippet writer thread, a command) is writing.
+    upsert: (items) => upsert.immediate(items),
+    remove: (ids) => remove.immediate(ids),
     nearest(vector, k, partition) {
       return (statements().knn.all(asBlob(vector), k, partition) as Array<{ snippet_id: number; distance: number }>).map((row) => ({
         snippetId: Number(row.snippet_id),
