@@ -68,7 +68,7 @@ function sqlOutsideStore(): string[] {
  * preparing an archive's database copy, and sqlite-vec. Only these may import store/ modules other than the
  * contract (store/store.ts) for more than types; everything else reaches records through `Store`.
  */
-const SQLITE_ENGINE_WORK = ["volume/open-volume.ts", "volume/key-rotation.ts", "snapshot/snapshot-volume.ts", "snapshot/canaries.ts", "ops/restore-drill.ts", "archive/check-snapshot.ts", "archive/compatibility.ts", "ops/prepare-restored-db.ts", "vectors/vector-index.ts", "vectors/partition-search.ts", "vectors/knn-worker-entry.ts"];
+const SQLITE_ENGINE_WORK = ["volume/open-volume.ts", "volume/key-rotation.ts", "snapshot/snapshot-volume.ts", "snapshot/canaries.ts", "ops/restore-drill.ts", "archive/check-snapshot.ts", "archive/compatibility.ts", "ops/prepare-restored-db.ts", "vectors/vector-index.ts", "vectors/partition-search.ts", "vectors/knn-worker-entry.ts", "volume/snippet-writer-entry.ts"];
 
 /** Value (not type-only) imports of store/ modules other than store/store.ts, outside store/, as "file: module". */
 function storeInternalsUsed(): string[] {

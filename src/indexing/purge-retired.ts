@@ -1,4 +1,4 @@
-import type { OpenVolume } from "../volume/open-volume.js";
+import { snippetWriterOf, type OpenVolume } from "../volume/open-volume.js";
 
 /** Rows deleted per transaction: small enough that a server answers between them. */
 const PURGE_CHUNK = 250;
@@ -13,18 +13,15 @@ export const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resol
  * rows went. Safe to run from two processes at once: each delete is idempotent.
  */
 export async function purgeRetiredBatches(volume: OpenVolume, signal?: AbortSignal): Promise<number> {
+  const writer = snippetWriterOf(volume);
   let removed = 0;
   for (;;) {
     if (signal?.aborted) return removed;
-    const chunk = await volume.store.snippets.retiredChunk(PURGE_CHUNK);
-    if (!chunk) return removed;
-    // Each step in a turn of its own (~10-20 ms each), so that a server answers between them.
-    volume.vectors.remove(chunk.ids);
-    await yieldTurn();
-    await volume.store.snippets.deleteRetiredRows(chunk);
-    removed += chunk.ids.length;
-    await yieldTurn();
-    await volume.store.snippets.tidyIndex();
+    // A chunk's vectors, then its rows, then a step of the index's upkeep (snippet-writer.ts): in the server on the
+    // writer thread, and a turn of the event loop between chunks either way.
+    const chunk = await writer.purge(PURGE_CHUNK);
+    if (chunk === 0) return removed;
+    removed += chunk;
     await yieldTurn();
   }
 }

@@ -1,4 +1,4 @@
-import type { OpenVolume } from "../volume/open-volume.js";
+import { snippetWriterOf, type OpenVolume } from "../volume/open-volume.js";
 import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
@@ -24,9 +24,10 @@ export interface ReplaceOptions {
  * and an unfinished batch, which the next ingestion of the library retires and deletes.
  */
 export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: string, snippets: Iterable<Snippet> | AsyncIterable<Snippet>, version = "", options: ReplaceOptions = {}): Promise<number> {
-  const { store, vectors, embedder } = volume;
+  const { store, embedder } = volume;
+  const writer = snippetWriterOf(volume);
   const batch = await store.snippets.openBatch(libraryId, version);
-  const partition = partitionOf(libraryId, version, batch);
+  const target = { libraryId, version, batch, partition: partitionOf(libraryId, version, batch) };
   let count = 0;
   try {
     for await (const chunk of inChunks(snippets, WRITE_CHUNK)) {
@@ -35,12 +36,10 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
       // Each step in a turn of its own: a local embedder resolves at once, and awaiting a resolved promise does not
       // let the event loop answer the requests waiting (parsing, embedding and writing a chunk take 5-30 ms each).
       await yieldTurn();
-      await store.snippets.appendToBatch(libraryId, version, batch, chunk.map(storedRow), (ids) =>
-        vectors.upsert(ids.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! }))),
-      );
+      await writer.append(target, chunk.map(storedRow), embedded);
       count += chunk.length;
       await yieldTurn();
-      await store.snippets.tidyIndex();
+      await writer.tidy();
       await yieldTurn();
     }
     if (count === 0 && options.whenEmpty) throw options.whenEmpty();

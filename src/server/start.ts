@@ -17,6 +17,7 @@ import { createJobRunner } from "../ops/job-runner.js";
 import { createUsageRecorder } from "../ops/usage-recorder.js";
 import { rebuildInBackground } from "../ops/background-rebuild.js";
 import { purgeRetiredBatches } from "../indexing/purge-retired.js";
+import { startSnippetWriterThread, type SnippetWriterThread } from "../volume/snippet-writer-thread.js";
 import { liveVolumeUsers } from "../volume/volume-users.js";
 import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume, type OpenVolume } from "../volume/open-volume.js";
@@ -60,6 +61,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const lock = await takeVolume(volume, settings.restartWaitMs);
   runHeavyWorkOffThread(true);
   let opened: OpenVolume | undefined;
+  let writer: SnippetWriterThread | undefined;
   try {
     // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone.
     if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) await waitUntilAlone(volume, lock, 60_000);
@@ -91,6 +93,9 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     void warmVectorCopies(opened, settings.vectorCacheBytes).catch((err: Error) => logger.warn({ err: err.message }, "vector search: copying large libraries' vectors at start failed; they are copied at their first search instead"));
     const checkpointer = opened.checkpointInThread((err) =>
       logger.warn({ err: err.message }, "WAL checkpoints run inside requests again (the checkpoint thread stopped); requests may wait on the disk meanwhile. Restart the server to move them back to their thread."),
+    );
+    opened.snippetWriter = writer = startSnippetWriterThread(volume, opened, (err) =>
+      logger.warn({ err: err.message }, "Ingestion writes run on the event loop again (the snippet writer thread stopped); requests may wait on the disk while a library is refreshed. Restart the server to move them back to their thread."),
     );
     if (restored) await recordRestoreOutcome(opened.store, restored);
     await bootstrapAdmin(opened, settings.firstAdmin, logger);
@@ -137,6 +142,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       await usage.close();
       stopPurge.abort();
       await purge;
+      await writer.close();
       await background?.close();
       await checkpointer.close();
       await opened.vectorSearch.close();
@@ -161,6 +167,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await usage.close();
         stopPurge.abort();
         await purge;
+        await writer?.close();
         await background?.close();
         await checkpointer.close();
         await handle.vectorSearch?.close();
@@ -170,6 +177,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       },
     };
   } catch (err) {
+    await writer?.close();
     await opened?.vectorSearch?.close();
     opened?.close();
     lock.release();

@@ -17,6 +17,7 @@ import { getSetting, setSetting } from "../store/settings.js";
 import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
 import type { VectorSearch } from "../vectors/knn-worker.js";
 import { openVectorIndex, type VectorIndex } from "../vectors/vector-index.js";
+import { inlineSnippetWriter, type SnippetWriter } from "./snippet-writer.js";
 
 export interface OpenVolume {
   /** Where its files are (DataVolume: paths only; this object is the opened volume). */
@@ -30,6 +31,8 @@ export interface OpenVolume {
   embedder: Embedder;
   /** Set by the server: nearest-neighbour queries in a worker thread (see knn-worker.ts); else they run inline. */
   vectorSearch?: VectorSearch;
+  /** Set by the server: ingestion and purge writes in a thread of their own (snippet-writer-thread.ts); else inline. */
+  snippetWriter?: SnippetWriter;
   /** For the server: both databases' WAL checkpoints in a thread of their own (store/checkpointer.ts). */
   checkpointInThread(onFailure: (err: Error) => void): Checkpointer;
   close(): void;
@@ -112,4 +115,9 @@ export function ensureDirectory(dir: string): void {
       hint: `Point ${setting("dataDir")} at a directory.`,
     });
   }
+}
+
+/** Where an ingestion's writes go: the server's writer thread, or this thread (a command). */
+export function snippetWriterOf(volume: OpenVolume): SnippetWriter {
+  return volume.snippetWriter ?? inlineSnippetWriter(volume.store, volume.vectors);
 }
