@@ -29,6 +29,9 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   const batch = await store.snippets.openBatch(libraryId, version);
   const target = { libraryId, version, batch, partition: partitionOf(libraryId, version, batch) };
   let count = 0;
+  // The chunk being written while the next one is parsed and embedded: in the server the writer is a thread of
+  // its own, so the two overlap (a command writes at once, inline). One chunk at most waits, so memory stays flat.
+  let writing: Promise<void> = Promise.resolve();
   try {
     for await (const chunk of inChunks(snippets, WRITE_CHUNK)) {
       options.signal?.throwIfAborted();
@@ -36,15 +39,19 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
       // Each step in a turn of its own: a local embedder resolves at once, and awaiting a resolved promise does not
       // let the event loop answer the requests waiting (parsing, embedding and writing a chunk take 5-30 ms each).
       await yieldTurn();
-      await writer.append(target, chunk.map(storedRow), embedded);
+      await writing;
+      // Posted together: the writer takes its requests in order, the chunk then a step of the index's upkeep.
+      writing = Promise.all([writer.append(target, chunk.map(storedRow), embedded), writer.tidy()]).then(() => {});
+      // Awaited before the next chunk or the publication; a failure meanwhile must not count as unhandled.
+      writing.catch(() => {});
       count += chunk.length;
       await yieldTurn();
-      await writer.tidy();
-      await yieldTurn();
     }
+    await writing;
     if (count === 0 && options.whenEmpty) throw options.whenEmpty();
     await store.snippets.publishBatch(libraryId, version, batch);
   } catch (err) {
+    await writing.catch(() => {});
     await store.snippets.discardBatch(libraryId, version, batch);
     await purgeRetiredBatches(volume);
     throw err;

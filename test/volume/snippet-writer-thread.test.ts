@@ -95,6 +95,23 @@ describe("the server's snippet writer thread", () => {
     expect(second.every((id) => volume.vectors.has(id))).toBe(true);
   });
 
+  it("leaves the served content as it was when an ingestion fails while its previous chunk is being written", async () => {
+    const { volume } = setUp();
+    await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 300 }, (_, i) => snippet(i)));
+    const served = volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all() as number[];
+    // The source fails after two chunks: the second is still on its way to the writer thread when it does.
+    function* failing() {
+      for (let i = 0; i < 600; i++) yield snippet(1000 + i);
+      throw new Error("the repository could not be read further");
+    }
+    await expect(replaceLibrarySnippets(volume, "/a/one", failing())).rejects.toThrow("could not be read further");
+    expect(await purgeRetiredBatches(volume)).toBe(0);
+    expect(volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all()).toEqual(served);
+    expect(await volume.store.snippets.count("/a/one", "")).toBe(300);
+    expect(served.every((id) => volume.vectors.has(id))).toBe(true);
+    expect(volume.vectors.count()).toBe(300);
+  });
+
   it("waits for the writes under way when it closes", async () => {
     const { volume, writer } = setUp();
     const batch = await volume.store.snippets.openBatch("/a/one", "");
