@@ -7,7 +7,9 @@ import { createPartitionSearch } from "./partition-search.js";
 // The thread side of the search worker: its own read-only connections to vectors.db (nearest neighbours) and, when
 // given, lds.db (BM25 from word indexes); one query at a time.
 const { file, cache, storeFile, words } = workerData as { file: string; cache: PartitionCacheOptions; storeFile?: string; words?: WordSearchOptions };
-const search = createPartitionSearch(file, cache, (copied) => parentPort!.postMessage({ copied }));
+// Opened at the first vector query: the server's word-index thread never asks one, and needs no vectors.db.
+let partitions: ReturnType<typeof createPartitionSearch> | undefined;
+const search = () => (partitions ??= createPartitionSearch(file, cache, (copied) => parentPort!.postMessage({ copied })));
 const wordSearch = storeFile && words ? createWordSearch(storeFile, words, (indexed) => parentPort!.postMessage({ indexed })) : undefined;
 
 interface Request {
@@ -21,13 +23,13 @@ interface Request {
 }
 
 parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords }: Request) => {
-  if (warm) return search.warm(partition!);
+  if (warm) return search().warm(partition!);
   if (warmWords) return wordSearch?.warm(warmWords);
   // Test hooks: a thread that hangs, or one that dies, must cost one request an error, never the server.
   stallpoint("vector-search-stall");
   if (process.env.LDS_FAILPOINT === "vector-search-crash") process.exit(70);
   try {
-    const result = rank ? (wordSearch?.rank(rank) ?? null) : search.nearest(vector!, k!, partition!);
+    const result = rank ? (wordSearch?.rank(rank) ?? null) : search().nearest(vector!, k!, partition!);
     parentPort!.postMessage({ id, result });
   } catch (err) {
     parentPort!.postMessage({ id, error: (err as Error).message });

@@ -75,7 +75,7 @@ export function createVectorSearchWorker(
       else p?.resolve(result);
     });
     w.on("error", (err) => failAll(w, err));
-    w.on("exit", (code) => failAll(w, new Error(`the vector search worker exited with code ${code}`)));
+    w.on("exit", (code) => failAll(w, new Error(`the ${words ? "word-index" : "vector"} search thread exited with code ${code}`)));
     return w;
   };
   /** Post a message to the thread, started first if there is none. */

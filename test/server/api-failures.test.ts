@@ -73,7 +73,7 @@ describe("the remaining errors of the spec over HTTP", () => {
       expect(r.status).toBe(500);
       expect(r.json).toEqual({ error: "internal_error", message: "Internal error; the server log has details." });
     }
-    expect(w.server.output()).toContain("the vector search worker exited with code 70");
+    expect(w.server.output()).toContain("the vector search thread exited with code 70");
     expect((await w.call("/v2/libs/search?libraryName=widgets")).status).toBe(200);
   });
 });
