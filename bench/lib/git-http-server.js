@@ -52,6 +52,7 @@ export async function startGitHttpServer(token) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${server.address().port}`;
+  const workTrees = [];
 
   return {
     base,
@@ -64,6 +65,7 @@ export async function startGitHttpServer(token) {
     /** A bare repository at /<owner>/<name>.git made from a map of paths to contents; a private one needs the token. */
     async createRepo(visibility, owner, name, files, branch = "main") {
       const work = fs.mkdtempSync(path.join(os.tmpdir(), "lds-git-work-"));
+      workTrees.push(work);
       const git = (...args) => execFileSync("git", args, { cwd: work, env: { ...process.env, ...IDENTITY }, stdio: "pipe" });
       git("init", "-q", "-b", branch);
       writeFiles(work, files);
@@ -94,7 +96,8 @@ export async function startGitHttpServer(token) {
     close: () =>
       new Promise((resolve) =>
         server.close(() => {
-          fs.rmSync(root, { recursive: true, force: true });
+          // The repositories' work trees too: every test run left dozens of them in the temporary folder.
+          for (const dir of [root, ...workTrees]) fs.rmSync(dir, { recursive: true, force: true });
           resolve();
         }),
       ),
