@@ -3,6 +3,11 @@
 // snippets replace 120,000 served ones. One client asks GET /api/health back to back the whole time; its
 // latencies are compared with the same client against the idle server. Target: no request waits > 100 ms.
 // Usage: node bench/swap.js [--files 4000] [--idle-seconds 5] [--lds OTHER/bin/lds.js]  (another build, to compare)
+//   --disk-writer: another process writes 1 GiB files to the same disk the whole time (bench/lib/disk-writer.js)
+//   --loop-gaps: the server times its own event loop too (bench/lib/loop-gaps.js): a wait the client saw is then
+//   told apart from a pause of the server's event loop
+import { spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { arg, fresh } from "./lib/measure.js";
@@ -16,6 +21,9 @@ const lds = arg("lds", undefined);
 const idleSeconds = Number(arg("idle-seconds", "5"));
 const password = "benchmark passphrase";
 const TARGET_MS = 100;
+const diskWriter = process.argv.includes("--disk-writer");
+const loopGapsFile = process.argv.includes("--loop-gaps") ? path.join(here, ".work", "swap-loop-gaps.json") : undefined;
+if (loopGapsFile) fs.rmSync(loopGapsFile, { force: true });
 
 const git = await startGitHttpServer("unused");
 const repo = await git.createRepo("public", "bench", "swap", documentTree(files));
@@ -25,7 +33,10 @@ const { url, server } = await startServer(volume, {
   LDS_ADMIN_USERNAME: "bench",
   LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host,
   ...(process.env.SWAP_PRELOAD ? { NODE_OPTIONS: `--import ${process.env.SWAP_PRELOAD}` } : {}),
+  ...(loopGapsFile ? { NODE_OPTIONS: `--import ${path.join(here, "lib", "loop-gaps.js")}`, LDS_BENCH_LOOP_GAPS: loopGapsFile } : {}),
 }, lds && path.resolve(lds));
+// Bounded: killed at the end, and stops by itself after 15 minutes.
+const writer = diskWriter ? spawn("node", [path.join(here, "lib", "disk-writer.js"), path.join(here, ".work", "disk-writer"), "15"], { stdio: "inherit" }) : undefined;
 
 try {
   const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "bench", password }) });
@@ -65,7 +76,11 @@ try {
     }
   }
 
-  const mark = (what) => process.env.SWAP_PRELOAD && process.stderr.write(`${new Date().toISOString().slice(11, 23)} ${what}\n`);
+  const marks = [];
+  const mark = (what) => {
+    marks.push(`${new Date().toISOString().slice(11, 23)} ${what}`);
+    if (process.env.SWAP_PRELOAD) process.stderr.write(`${marks.at(-1)}\n`);
+  };
   mark("idle");
   const idle = await probe(new Promise((r) => setTimeout(r, idleSeconds * 1000)));
   mark("first ingestion");
@@ -88,7 +103,7 @@ try {
 
   const row = (label, l, seconds) =>
     `| ${label} | ${seconds ? seconds.toFixed(1) : idleSeconds} | ${l.length} | ${percentile(l, 50).toFixed(1)} | ${percentile(l, 99).toFixed(1)} | ${l.at(-1).toFixed(1)} | ${l.filter((x) => x > TARGET_MS).length} |`;
-  console.log(`\n## Server responsiveness during ingestion (${lds ?? "this build"}; ${files} files; ${swapped.totalSnippets} snippets replaced by as many)\n`);
+  console.log(`\n## Server responsiveness during ingestion (${lds ?? "this build"}; ${files} files; ${swapped.totalSnippets} snippets replaced by as many${diskWriter ? "; another process writing to the disk throughout" : ""})\n`);
   console.log("| GET /api/health, one client back to back | seconds | requests | p50 (ms) | p99 (ms) | max (ms) | requests > 100 ms |");
   console.log("|---|---|---|---|---|---|---|");
   console.log(row("idle server (baseline)", idle));
@@ -96,11 +111,18 @@ try {
   console.log(row("refresh: new commit, every snippet replaced (the swap)", swap, swapSeconds));
   const worst = Math.max(first.at(-1), swap.at(-1));
   console.log(`\nLongest wait during ingestion: ${worst.toFixed(1)} ms (target < ${TARGET_MS} ms ${worst < TARGET_MS ? "✅" : "❌"}); idle max ${idle.at(-1).toFixed(1)} ms`);
+  if (loopGapsFile) {
+    await new Promise((r) => setTimeout(r, 1500));
+    const gaps = fs.existsSync(loopGapsFile) ? JSON.parse(fs.readFileSync(loopGapsFile, "utf8")) : [];
+    const longest = [...gaps].sort((a, b) => b.ms - a.ms).slice(0, 5);
+    console.log(`Server's own event loop: ${gaps.length} pauses over 60 ms; longest ${longest.map((g) => `${g.ms} ms at ${g.at}`).join(", ") || "none"} (phases began: ${marks.join(", ")})`);
+  }
 } finally {
   if (process.env.SWAP_PRELOAD) {
     server.kill("SIGUSR2");
     await new Promise((r) => setTimeout(r, 5000));
   }
   server.kill("SIGTERM");
+  writer?.kill("SIGTERM");
   await git.close();
 }
