@@ -321,6 +321,23 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO snippets_fts (snippets_fts, rank) VALUES ('crisismerge', 64);
     `,
   },
+  {
+    version: 12,
+    name: "batch-totals",
+    sql: `
+      -- A batch's snippet and token counts, added up as its chunks are written: search results and the dashboard
+      -- read a library's totals from its live batch's row instead of counting its rows at every request (47 ms of
+      -- the event loop for 1,000,000 snippets, from the covering index). NULL: not known (counted as before).
+      ALTER TABLE snippet_batches ADD COLUMN snippets INTEGER;
+      ALTER TABLE snippet_batches ADD COLUMN tokens INTEGER;
+      UPDATE snippet_batches SET
+        snippets = (SELECT count(*) FROM snippets s
+                    WHERE s.library_id = snippet_batches.library_id AND s.version = snippet_batches.version AND s.batch = snippet_batches.batch),
+        tokens = (SELECT coalesce(sum(tokens), 0) FROM snippets s
+                  WHERE s.library_id = snippet_batches.library_id AND s.version = snippet_batches.version AND s.batch = snippet_batches.batch)
+      WHERE state = 'live';
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -47,7 +47,7 @@ export function openBatch(db: Database.Database, libraryId: string, version: str
     db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND state = 'writing'").run(libraryId, version);
     // Numbers are never reused while rows of them may remain: a batch's record goes only after its last row.
     const next = (db.prepare("SELECT coalesce(max(batch), 0) + 1 FROM snippet_batches").pluck().get() as number);
-    db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state) VALUES (?, ?, ?, 'writing')").run(libraryId, version, next);
+    db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state, snippets, tokens) VALUES (?, ?, ?, 'writing', 0, 0)").run(libraryId, version, next);
     return next;
   }).immediate();
 }
@@ -61,6 +61,14 @@ export function appendToBatch(db: Database.Database, libraryId: string, version:
   return db.transaction(() => {
     requireWriting(db, libraryId, version, batch);
     const ids = rows.map((s) => Number(insert.run(libraryId, version, batch, s.kind, s.title, s.description, s.language, s.content, s.sourcePath, s.tokens, s.pageTitle).lastInsertRowid));
+    // The batch's totals grow with it (schema 12), so that a library's are read, not counted, once it is live.
+    db.prepare("UPDATE snippet_batches SET snippets = snippets + ?, tokens = tokens + ? WHERE library_id = ? AND version = ? AND batch = ?").run(
+      rows.length,
+      rows.reduce((sum, s) => sum + s.tokens, 0),
+      libraryId,
+      version,
+      batch,
+    );
     alongside(ids);
     return ids;
   }).immediate();

@@ -9,8 +9,16 @@ export function countSnippets(db: Database.Database, libraryId: string, version 
   return db.prepare(`SELECT count(*) FROM snippets WHERE library_id = ? AND version = ? AND batch = ?${byKind}`).pluck().get(...params) as number;
 }
 
-/** Number and tokens of a library's current snippets, for search results. */
+/**
+ * Number and tokens of a library's current snippets, for search results and the dashboard: kept with the live
+ * batch's record (schema 12, added up as its chunks were written); counted from the rows only for rows from before
+ * batches (batch 0), whose totals nothing kept.
+ */
 export function snippetTotals(db: Database.Database, libraryId: string): { n: number; tokens: number } {
+  const kept = db
+    .prepare("SELECT snippets AS n, tokens FROM snippet_batches WHERE library_id = ? AND version = '' AND state = 'live' AND snippets IS NOT NULL")
+    .get(libraryId) as { n: number; tokens: number } | undefined;
+  if (kept) return kept;
   return db
     .prepare("SELECT count(*) AS n, coalesce(sum(tokens), 0) AS tokens FROM snippets WHERE library_id = ? AND version = '' AND batch = ?")
     .get(libraryId, liveBatch(db, libraryId, "")) as { n: number; tokens: number };
