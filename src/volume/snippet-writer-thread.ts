@@ -41,7 +41,8 @@ export function startSnippetWriterThread(
   const start: WriterStart = { dbFile: paths.db, vectorsFile: paths.vectors, key: new Uint8Array(opened.key), embedder: { id: opened.embedder.id, dimensions: opened.embedder.dimensions } };
   const worker = new Worker(ENTRY, { workerData: start });
   const fallback = inlineSnippetWriter(opened.store, opened.vectors);
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+  /** Requests posted and not answered yet, with the promise their caller holds (close() waits for them). */
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void; answer: Promise<unknown> }>();
   let nextId = 0;
   let failed: Error | undefined;
   let stopping = false;
@@ -66,20 +67,14 @@ export function startSnippetWriterThread(
       resolve();
     }),
   );
-  const underWay = new Set<Promise<unknown>>();
   const ask = <T>(request: WriterOperation, inline: () => Promise<T>): Promise<T> => {
     if (failed || stopping) return inline();
     const id = nextId++;
-    const answer = new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ ...request, id });
-    });
-    const settled: Promise<unknown> = answer.then(
-      () => underWay.delete(settled),
-      () => underWay.delete(settled),
-    );
-    underWay.add(settled);
-    return answer;
+    let settle!: { resolve: (value: unknown) => void; reject: (err: Error) => void };
+    const answer = new Promise<unknown>((resolve, reject) => (settle = { resolve, reject }));
+    pending.set(id, { ...settle, answer });
+    worker.postMessage({ ...request, id });
+    return answer as Promise<T>;
   };
 
   return {
@@ -88,7 +83,7 @@ export function startSnippetWriterThread(
     purge: (limit) => ask({ op: "purge", limit }, () => fallback.purge(limit)),
     async close() {
       stopping = true;
-      await Promise.all(underWay);
+      await Promise.allSettled([...pending.values()].map((waiting) => waiting.answer));
       worker.postMessage("stop");
       await exited;
     },
