@@ -10,6 +10,7 @@ import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp } from "./app.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../ops/heavy-work.js";
+import { allowCollectionPauses } from "../util/young-garbage.js";
 import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
 import { exists } from "../util/files.js";
 import { createBackupRunner } from "../ops/backup-runner.js";
@@ -60,6 +61,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   ensureDirectory(volume.root);
   const lock = await takeVolume(volume, settings.restartWaitMs);
   runHeavyWorkOffThread(true);
+  allowCollectionPauses(false);
   let opened: OpenVolume | undefined;
   let writer: SnippetWriterThread | undefined;
   try {

@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { youngGarbageCollector } from "../../src/util/young-garbage.js";
+import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
+import { allowCollectionPauses, oldGarbageCollector, youngGarbageCollector } from "../../src/util/young-garbage.js";
 
 const MiB = 1024 * 1024;
 
@@ -61,5 +62,39 @@ describe("youngGarbageCollector", () => {
     const child = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
     expect(child.stderr).toBe("");
     expect(child.stdout.trim()).toBe("function function");
+  });
+});
+
+/** Major collections that were asked for (gc()), not V8's own: those may come at any time. */
+async function forcedMajorCollections(during: () => void): Promise<number> {
+  const entries: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
+  observer.observe({ entryTypes: ["gc"] });
+  during();
+  // gc entries reach the observer a few turns after the collection.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  observer.disconnect();
+  return entries.filter((e) => {
+    const detail = (e as unknown as { detail: { kind: number; flags: number } }).detail;
+    return detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && (detail.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) !== 0;
+  }).length;
+}
+
+describe("oldGarbageCollector", () => {
+  it("runs a major collection every n calls in a command", async () => {
+    const collect = oldGarbageCollector(3);
+    expect(await forcedMajorCollections(() => (collect(), collect()))).toBe(0);
+    expect(await forcedMajorCollections(() => collect())).toBe(1);
+    expect(await forcedMajorCollections(() => { for (let i = 0; i < 6; i++) collect(); })).toBe(2);
+  });
+
+  it("never in a server, whose event loop it would stop", async () => {
+    allowCollectionPauses(false);
+    try {
+      const collect = oldGarbageCollector(1);
+      expect(await forcedMajorCollections(() => { for (let i = 0; i < 5; i++) collect(); })).toBe(0);
+    } finally {
+      allowCollectionPauses(true);
+    }
   });
 });
