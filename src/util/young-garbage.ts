@@ -10,9 +10,9 @@ import { runInNewContext } from "node:vm";
  * MiB of traffic keeps that pile small for a few hundred collections per GiB.
  *
  * V8 exposes its collector only under `--expose-gc`: the flag is set for the moment it takes to obtain the
- * function from a new context, then cleared, so that no other code sees a global `gc`.
+ * function from a new context, then cleared, so that no other code sees a global `gc`. It collects the young
+ * generation with { type: "minor" }, and the whole heap without options (Node 20's V8 reads no { type: "major" }).
  */
-/** V8's gc(): a minor collection with { type: "minor" }, a full one without options (Node 20's V8 reads no "major"). */
 type Collect = (options?: { type: "minor" }) => void;
 let collect: Collect | null | undefined;
 
