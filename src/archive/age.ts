@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import { Decrypter, Encrypter } from "age-encryption";
 import { fileKeyCapture, scryptIdentity, scryptRecipient } from "./age-scrypt.js";
-import { encryptPayload, payloadKey } from "./age-stream.js";
+import { payloadKey } from "./age-stream.js";
 import { decryptPayloadInWorker } from "./age-decrypt-worker.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
@@ -56,11 +56,17 @@ export function checkRecipients(recipients: string[]): void {
   }
 }
 
+/** What encrypting an archive takes: the age header (with the payload's nonce), then the payload under `key`. */
+export interface AgeSealing {
+  head: Buffer;
+  key: Buffer;
+}
+
 /**
- * The archive bytes, encrypted as they stream: the header is made by the age library (recipient stanzas and the
- * header's MAC), the payload by Node's native cipher (age-stream.ts).
+ * The header is made by the age library (recipient stanzas and the header's MAC); the payload is then sealed by
+ * Node's native cipher (age-stream.ts), on whichever thread writes the archive (archive-bytes.ts).
  */
-export async function encryptArchive(plain: Readable, encryption: ArchiveEncryption): Promise<Readable> {
+export async function ageSealing(encryption: ArchiveEncryption): Promise<AgeSealing> {
   let fileKey: Uint8Array | undefined;
   const encrypter = new Encrypter();
   if ("passphrase" in encryption) encrypter.addRecipient(scryptRecipient(encryption.passphrase, (key) => (fileKey = key)));
@@ -72,10 +78,7 @@ export async function encryptArchive(plain: Readable, encryption: ArchiveEncrypt
   const empty = await encrypter.encrypt(new Uint8Array(0));
   const header = Buffer.from(empty.subarray(0, empty.length - 32));
   const nonce = randomBytes(16);
-  const out = encryptPayload(payloadKey(fileKey!, nonce));
-  out.push(Buffer.concat([header, nonce]));
-  plain.on("error", (err) => out.destroy(err));
-  return plain.pipe(out);
+  return { head: Buffer.concat([header, nonce]), key: payloadKey(fileKey!, nonce) };
 }
 
 /**

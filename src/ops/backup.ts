@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { Transform } from "node:stream";
@@ -7,10 +6,12 @@ import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
-import { archiveStream, writeManifest } from "../archive/write-archive.js";
+import { writeManifest } from "../archive/write-archive.js";
+import { archiveBytes, type ArchiveBytes, type ArchiveBytesOptions } from "../archive/archive-bytes.js";
+import { archiveBytesInThread } from "../archive/archive-bytes-thread.js";
 import { hashFilesInThread } from "../archive/hash-files-thread.js";
 import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
-import { checkRecipients, encryptArchive, type ArchiveEncryption } from "../archive/age.js";
+import { ageSealing, checkRecipients, type ArchiveEncryption } from "../archive/age.js";
 import { keyInClearWarning, type ArchiveWarning } from "../archive/archive-warnings.js";
 import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
 import { layOutSnapshot } from "../snapshot/snapshot-volume.js";
@@ -20,7 +21,6 @@ import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
 import { enterVolume, type VolumeEntry } from "./enter-volume.js";
 import { removeLeftovers } from "../util/files.js";
-import { youngGarbageCollector } from "../util/young-garbage.js";
 
 export interface BackupOptions {
   dataDir: string;
@@ -93,6 +93,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     throw err;
   }
   let staging: string | undefined;
+  let archive: ArchiveBytes | undefined;
   try {
     // Staging folders of backups killed before they could clean up. Safe: we hold backup.lock.
     removeLeftovers(volume.root, STAGING_PREFIX);
@@ -112,28 +113,20 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     const snapshotDone = Date.now();
     const totalBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
     const meter = archiveMeter((bytes) => options.onProgress?.({ phase: "write", bytes, totalBytes }));
-    // Freeing a large, freshly written snapshot file costs about a second per GiB: remove each one as soon as the
-    // tar has read it, on the thread pool, while the next file streams.
-    const stagingDir = staging;
-    const removals: Array<Promise<void>> = [];
-    const tar = archiveStream(stagingDir, options.gzip ?? false, (rel) =>
-      removals.push(fs.promises.rm(path.join(stagingDir, rel), { force: true }).catch(() => {})),
-    );
-    tar.on("error", (err) => meter.destroy(err));
-    // Encrypted as it streams (no plaintext copy of the archive is ever written): age-stream.ts.
-    const archive = options.encryption ? await encryptArchive(tar, options.encryption) : tar;
-    archive.on("error", (err) => meter.destroy(err));
+    const sealing = options.encryption ? await ageSealing(options.encryption) : undefined;
+    archive = writeArchiveBytes({ stagingDir: staging, gzip: options.gzip ?? false, sealing }, options.destination);
+    archive.stream.on("error", (err) => meter.destroy(err));
     // The size lets an S3 upload pick a part size that stays under the 10,000-part limit (tar and age add little).
     const sizeHint = Math.ceil(totalBytes * 1.01) + 1024 * 1024;
-    const info = await options.destination.put(name, archive.pipe(meter), { signal: options.signal, size: sizeHint });
-    await Promise.all(removals);
+    const info = await options.destination.put(name, archive.stream.pipe(meter), { signal: options.signal, size: sizeHint });
+    await archive.removed();
     const writeDone = Date.now();
     const retention = await applyRetention(options.destination, options.keep);
     return {
       name: info.name,
       location: info.location,
       size: info.size,
-      sha256: meter.sha256(),
+      sha256: archive.sha256(),
       encryption: describeEncryption(options.encryption),
       warnings: keyInClearWarning(options.encryption),
       createdAt: manifest.createdAt,
@@ -154,6 +147,8 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     }
     throw err;
   } finally {
+    // A failed destination leaves the archive's stream unread: stop its thread before the staged files go.
+    archive?.stream.destroy();
     if (staging) fs.rmSync(staging, { recursive: true, force: true });
     lock.release();
     entry.leave();
@@ -211,22 +206,28 @@ async function applyRetention(destination: Destination, keep?: number): Promise<
   }
 }
 
-/** Counts and hashes the archive bytes on their way to the destination, for progress and the result. */
-function archiveMeter(onBytes: (bytes: number) => void): Transform & { sha256(): string } {
-  const hash = createHash("sha256");
-  const collectGarbage = youngGarbageCollector();
+/**
+ * The archive's bytes (archive-bytes.ts): on a thread of their own in the server, where this thread serves requests,
+ * and for an archive encrypted to a local file, whose cipher would otherwise add its time to the hashing here. Not
+ * for S3 in a command: there the thread's memory came on top of the upload's part buffers (179-183 MiB against
+ * 156-160 inline, docs/benchmarks.md), nor for a plain archive in a command, where its copies only cost time.
+ */
+function writeArchiveBytes(options: ArchiveBytesOptions, destination: Destination): ArchiveBytes {
+  const server = heavyWorkYieldsToRequests();
+  if (server || (options.sealing && destination.kind === "local")) return archiveBytesInThread({ ...options, lowerPriority: server });
+  return archiveBytes(options);
+}
+
+/** Counts the archive's bytes on their way to the destination, for progress. */
+function archiveMeter(onBytes: (bytes: number) => void): Transform {
   let bytes = 0;
-  const meter = new Transform({
+  return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      hash.update(chunk);
-      collectGarbage(chunk.length);
       bytes += chunk.length;
       onBytes(bytes);
       callback(null, chunk);
     },
   });
-  let digest: string | undefined;
-  return Object.assign(meter, { sha256: () => (digest ??= hash.digest("hex")) }) as Transform & { sha256(): string };
 }
 
 function describeEncryption(encryption: ArchiveEncryption | undefined): string | null {
