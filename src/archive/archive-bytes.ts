@@ -13,6 +13,14 @@ export interface ArchiveBytesOptions {
   gzip: boolean;
   /** Encrypt with age: the header made by age.ts, then the payload sealed here. */
   sealing?: AgeSealing;
+  /**
+   * Keep the garbage small, for a sealed archive streamed on the thread that also holds a multipart upload's part
+   * buffers: 256 KiB reads instead of 1 MiB, and a young collection every 1.33 MiB of archive instead of 4 MiB,
+   * because each sealed byte leaves three dead ones behind (the tar's chunk, the cipher's output, their join).
+   * An encrypted backup to S3 peaked at 139-143 MiB so, against 153-161 (docs/benchmarks.md, 0.7.9); either change
+   * alone gained little, as larger chunks in flight survive denser collections and are promoted.
+   */
+  smallGarbage?: boolean;
 }
 
 export interface ArchiveBytes {
@@ -39,8 +47,12 @@ export interface ArchiveBytes {
  */
 export function archiveBytes(options: ArchiveBytesOptions): ArchiveBytes {
   const removals: Array<Promise<void>> = [];
-  const tar = archiveStream(options.stagingDir, options.gzip, (rel) =>
-    removals.push(fs.promises.rm(path.join(options.stagingDir, rel), { force: true }).catch(() => {})),
+  const lean = options.smallGarbage === true;
+  const tar = archiveStream(
+    options.stagingDir,
+    options.gzip,
+    (rel) => removals.push(fs.promises.rm(path.join(options.stagingDir, rel), { force: true }).catch(() => {})),
+    lean ? 256 * 1024 : undefined,
   );
   let archive: Readable = tar;
   if (options.sealing) {
@@ -51,7 +63,7 @@ export function archiveBytes(options: ArchiveBytesOptions): ArchiveBytes {
   }
   const hash = createHash("sha256");
   // Each chunk is a fresh buffer that dies once written (util/young-garbage.ts).
-  const collectGarbage = youngGarbageCollector();
+  const collectGarbage = youngGarbageCollector(lean ? (4 * 1024 * 1024) / 3 : undefined);
   const hashed = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       hash.update(chunk);

@@ -41,13 +41,13 @@ export function checkStoredTables(db: Database.Database): void {
   if ("problem" in free) throw new IntegrityProblem(free.problem);
   const freePages = free.trunks.flatMap((t) => [t.page, ...t.leaves]);
   if (freePages.includes(lockPage)) throw new IntegrityProblem(`the free list holds the lock-byte page ${lockPage}`);
-  const { pages, distinctPages } = db.prepare("SELECT count(*) AS pages, count(DISTINCT pageno) AS distinctPages FROM dbstat").get() as { pages: number; distinctPages: number };
+  // One scan of dbstat answers both questions (it parses every page: 0.2 s for a 650 MB lds.db, so not twice);
+  // SQLite indexes the IN list itself.
+  const { pages, distinctPages, freeInUse } = db
+    .prepare("SELECT count(*) AS pages, count(DISTINCT pageno) AS distinctPages, total(pageno IN (SELECT value FROM json_each(?))) AS freeInUse FROM dbstat")
+    .get(JSON.stringify(freePages)) as { pages: number; distinctPages: number; freeInUse: number };
   if (distinctPages !== pages) throw new IntegrityProblem(`${pages - distinctPages} page(s) belong to more than one b-tree`);
-  if (freePages.length > 0) {
-    // One scan of dbstat; SQLite indexes the IN list itself.
-    const inUse = db.prepare("SELECT count(*) FROM dbstat WHERE pageno IN (SELECT value FROM json_each(?))").pluck().get(JSON.stringify(freePages)) as number;
-    if (inUse > 0) throw new IntegrityProblem(`${inUse} page(s) are both free and in use`);
-  }
+  if (freeInUse > 0) throw new IntegrityProblem(`${freeInUse} page(s) are both free and in use`);
   if (pages + freePages.length !== expected) throw new IntegrityProblem(`${expected - pages - freePages.length} page(s) never used`);
 }
 

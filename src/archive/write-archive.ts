@@ -35,15 +35,16 @@ export async function writeManifest(snapshot: StagedSnapshot, createdAt: Date, f
 /**
  * Stream the staged snapshot as a tar, manifest first so a reader learns what it holds from the first few KB.
  * `portable` drops owner names and ids; gzip level 1 because the vectors barely compress (DESIGN §6).
+ * `readSize` is the size of each file read, hence of each chunk the stream hands on.
  */
-export function archiveStream(stagingDir: string, gzip: boolean, onEntryWritten?: (relativePath: string) => void): Readable {
+export function archiveStream(stagingDir: string, gzip: boolean, onEntryWritten?: (relativePath: string) => void, readSize = 1024 * 1024): Readable {
   const stream = tar.create(
     {
       cwd: stagingDir,
       portable: true,
       gzip: gzip ? { level: 1 } : false,
       noDirRecurse: true,
-      maxReadSize: 1024 * 1024,
+      maxReadSize: readSize,
       onWriteEntry: (entry) => entry.on("end", () => onEntryWritten?.(entry.path)),
     },
     [MANIFEST_PATH, ...Object.values(ARCHIVE_FILES)],

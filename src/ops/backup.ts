@@ -210,12 +210,13 @@ async function applyRetention(destination: Destination, keep?: number): Promise<
  * The archive's bytes (archive-bytes.ts): on a thread of their own in the server, where this thread serves requests,
  * and for an archive encrypted to a local file, whose cipher would otherwise add its time to the hashing here. Not
  * for S3 in a command: there the thread's memory came on top of the upload's part buffers (179-183 MiB against
- * 156-160 inline, docs/benchmarks.md), nor for a plain archive in a command, where its copies only cost time.
+ * 156-160 inline, docs/benchmarks.md), and the sealed stream keeps its garbage small instead; nor for a plain
+ * archive in a command, where its copies only cost time.
  */
 function writeArchiveBytes(options: ArchiveBytesOptions, destination: Destination): ArchiveBytes {
   const server = heavyWorkYieldsToRequests();
   if (server || (options.sealing && destination.kind === "local")) return archiveBytesInThread({ ...options, lowerPriority: server });
-  return archiveBytes(options);
+  return archiveBytes({ ...options, smallGarbage: options.sealing !== undefined });
 }
 
 /** Counts the archive's bytes on their way to the destination, for progress. */

@@ -50,16 +50,17 @@ async function recipientSealing(dir: string): Promise<{ sealing: AgeSealing; ide
 }
 
 describe("the archive's bytes on a thread of their own", () => {
-  it("are the inline pipeline's bytes, plain and encrypted (which the age CLI opens), hashed, with the staged files removed", async () => {
+  it("are the inline pipeline's bytes, plain and encrypted (which the age CLI opens), hashed, with the staged files removed; so are the small-garbage pipeline's (256 KiB reads)", async () => {
     const dir = tempDir();
     const contents = snapshotContents();
     const { sealing, identity } = await recipientSealing(dir);
     const outputs: Record<string, Buffer> = {};
     for (const encrypted of [false, true]) {
-      for (const where of ["inline", "thread"] as const) {
+      for (const where of ["inline", "thread", "small"] as const) {
         const stagingDir = stage(path.join(dir, `${where}-${encrypted}`), contents);
         const options = { stagingDir, gzip: false, sealing: encrypted ? sealing : undefined };
-        const archive = where === "inline" ? archiveBytes(options) : archiveBytesInThread({ ...options, lowerPriority: true });
+        const archive =
+          where === "inline" ? archiveBytes(options) : where === "small" ? archiveBytes({ ...options, smallGarbage: true }) : archiveBytesInThread({ ...options, lowerPriority: true });
         const bytes = await readAll(archive);
         expect(archive.sha256()).toBe(createHash("sha256").update(bytes).digest("hex"));
         for (const rel of Object.values(ARCHIVE_FILES)) expect(fs.existsSync(path.join(stagingDir, rel)), rel).toBe(false);
@@ -68,6 +69,8 @@ describe("the archive's bytes on a thread of their own", () => {
     }
     expect(outputs["thread-false"]!.equals(outputs["inline-false"]!)).toBe(true);
     expect(outputs["thread-true"]!.equals(outputs["inline-true"]!)).toBe(true);
+    expect(outputs["small-false"]!.equals(outputs["inline-false"]!)).toBe(true);
+    expect(outputs["small-true"]!.equals(outputs["inline-true"]!)).toBe(true);
     const encryptedFile = path.join(dir, "archive.tar.age");
     fs.writeFileSync(encryptedFile, outputs["thread-true"]!);
     const decrypted = execFileSync("age", ["-d", "-i", identity, encryptedFile], { maxBuffer: 64 * MiB });
