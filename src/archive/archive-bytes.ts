@@ -17,7 +17,7 @@ export interface ArchiveBytesOptions {
    * Keep the garbage small, for a sealed archive streamed on the thread that also holds a multipart upload's part
    * buffers: 256 KiB reads instead of 1 MiB, and a young collection every 1.33 MiB of archive instead of 4 MiB,
    * because each sealed byte leaves three dead ones behind (the tar's chunk, the cipher's output, their join).
-   * An encrypted backup to S3 peaked at 139-143 MiB so, against 153-161 (docs/benchmarks.md, 0.7.9); either change
+   * An encrypted backup to S3 peaked at 139-143 MiB so, against 153-163 (docs/benchmarks.md, 0.7.9); either change
    * alone gained little, as larger chunks in flight survive denser collections and are promoted.
    */
   smallGarbage?: boolean;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { tempDir } from "../helpers/temp.js";
+import { tempDir, tempDirForFile } from "../helpers/temp.js";
 import { ADMIN, client, startServer, type TestServer } from "../helpers/server.js";
 import { seedVolume } from "../helpers/volume.js";
 
@@ -139,17 +139,19 @@ describe("cross-site requests (item 8)", () => {
 });
 
 describe("backup configuration", () => {
+  // A directory no other program holds: a file left at a fixed path such as /tmp/x failed these cases (11-25).
+  const absentDir = path.join(tempDirForFile("lds-admin-api-"), "archives");
   it.each([
-    [{ ...localConfig("/tmp/x"), destination: { type: "s3" } }, /destination.bucket is required/],
-    [{ ...localConfig("/tmp/x"), destination: { type: "ftp" } }, /destination.type must be "local" or "s3"/],
-    [{ ...localConfig("/tmp/x"), destination: { type: "local", path: "relative/dir" } }, /destination.path must be an absolute path/],
-    [{ ...localConfig("/tmp/x"), schedule: { preset: "hourly" } }, /schedule.preset must be one of/],
-    [{ ...localConfig("/tmp/x"), schedule: { preset: "custom" } }, /schedule.cron is required/],
-    [{ ...localConfig("/tmp/x"), schedule: { preset: "custom", cron: "61 * * * *" } }, /schedule.cron "61 \* \* \* \*" is not a valid cron expression/],
-    [{ ...localConfig("/tmp/x"), schedule: { preset: "daily", timezone: "Mars/Olympus" } }, /schedule.timezone "Mars\/Olympus" is not a known IANA timezone/],
-    [{ ...localConfig("/tmp/x"), retention: { keep: 0 } }, /retention.keep must be >= 1/],
-    [{ ...localConfig("/tmp/x"), compression: "zstd" }, /compression must be one of "none", "gzip"/],
-    [{ ...localConfig("/tmp/x"), colour: "blue" }, /colour is not a known field/],
+    [{ ...localConfig(absentDir), destination: { type: "s3" } }, /destination.bucket is required/],
+    [{ ...localConfig(absentDir), destination: { type: "ftp" } }, /destination.type must be "local" or "s3"/],
+    [{ ...localConfig(absentDir), destination: { type: "local", path: "relative/dir" } }, /destination.path must be an absolute path/],
+    [{ ...localConfig(absentDir), schedule: { preset: "hourly" } }, /schedule.preset must be one of/],
+    [{ ...localConfig(absentDir), schedule: { preset: "custom" } }, /schedule.cron is required/],
+    [{ ...localConfig(absentDir), schedule: { preset: "custom", cron: "61 * * * *" } }, /schedule.cron "61 \* \* \* \*" is not a valid cron expression/],
+    [{ ...localConfig(absentDir), schedule: { preset: "daily", timezone: "Mars/Olympus" } }, /schedule.timezone "Mars\/Olympus" is not a known IANA timezone/],
+    [{ ...localConfig(absentDir), retention: { keep: 0 } }, /retention.keep must be >= 1/],
+    [{ ...localConfig(absentDir), compression: "zstd" }, /compression must be one of "none", "gzip"/],
+    [{ ...localConfig(absentDir), colour: "blue" }, /colour is not a known field/],
     [{ destination: { type: "local" } }, /schedule is required/],
   ])("rejects a bad body with 400 naming the field (%#)", async (body, message) => {
     const { api } = await server();
