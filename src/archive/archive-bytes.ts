@@ -47,12 +47,12 @@ export interface ArchiveBytes {
  */
 export function archiveBytes(options: ArchiveBytesOptions): ArchiveBytes {
   const removals: Array<Promise<void>> = [];
-  const lean = options.smallGarbage === true;
+  const smallGarbage = options.smallGarbage === true;
   const tar = archiveStream(
     options.stagingDir,
     options.gzip,
     (rel) => removals.push(fs.promises.rm(path.join(options.stagingDir, rel), { force: true }).catch(() => {})),
-    lean ? 256 * 1024 : undefined,
+    smallGarbage ? 256 * 1024 : undefined,
   );
   let archive: Readable = tar;
   if (options.sealing) {
@@ -63,7 +63,7 @@ export function archiveBytes(options: ArchiveBytesOptions): ArchiveBytes {
   }
   const hash = createHash("sha256");
   // Each chunk is a fresh buffer that dies once written (util/young-garbage.ts).
-  const collectGarbage = youngGarbageCollector(lean ? (4 * 1024 * 1024) / 3 : undefined);
+  const collectGarbage = youngGarbageCollector(smallGarbage ? (4 * 1024 * 1024) / 3 : undefined);
   const hashed = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       hash.update(chunk);
