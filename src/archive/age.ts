@@ -1,7 +1,4 @@
-import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
-import { Decrypter, Encrypter } from "age-encryption";
-import { fileKeyCapture, scryptIdentity, scryptRecipient } from "./age-scrypt.js";
 import { payloadKey } from "./age-stream.js";
 import { decryptPayloadInWorker } from "./age-decrypt-worker.js";
 import { LdsError } from "../errors.js";
@@ -38,47 +35,15 @@ const MAGIC = "age-encryption.org/v1\n";
 /** The longest header LDS reads before it must have found the end of the stanzas. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
+/** Whether a file starting with `head` is age-encrypted (its first line is age's version line). */
+export function startsAsAge(head: Buffer): boolean {
+  return head.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC));
+}
+
 /** How an archive is encrypted, from its header: the stanza types (the header names no recipient). */
 export interface AgeHeader {
   format: "age";
   stanzas: string[];
-}
-
-/** Check recipients before anything is written: a typo must fail the command, not the 3 a.m. backup. */
-export function checkRecipients(recipients: string[]): void {
-  if (recipients.length === 0) throw new LdsError("validation_error", "No age recipient given.", { hint: "Name at least one age1… public key (age-keygen -y identity.txt prints it)." });
-  for (const recipient of recipients) {
-    try {
-      new Encrypter().addRecipient(recipient);
-    } catch {
-      throw new LdsError("validation_error", `"${recipient.slice(0, 80)}" is not an age recipient.`, { hint: "A recipient is a public key such as age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p." });
-    }
-  }
-}
-
-/** What encrypting an archive takes: the age header (with the payload's nonce), then the payload under `key`. */
-export interface AgeSealing {
-  head: Buffer;
-  key: Buffer;
-}
-
-/**
- * The header is made by the age library (recipient stanzas and the header's MAC); the payload is then sealed by
- * Node's native cipher (age-stream.ts), on whichever thread writes the archive (archive-bytes.ts).
- */
-export async function ageSealing(encryption: ArchiveEncryption): Promise<AgeSealing> {
-  let fileKey: Uint8Array | undefined;
-  const encrypter = new Encrypter();
-  if ("passphrase" in encryption) encrypter.addRecipient(scryptRecipient(encryption.passphrase, (key) => (fileKey = key)));
-  else {
-    for (const recipient of encryption.recipients) encrypter.addRecipient(recipient);
-    encrypter.addRecipient(fileKeyCapture((key) => (fileKey = key)));
-  }
-  // An empty file is the header, the payload nonce (16 bytes) and one empty final chunk (its 16-byte tag).
-  const empty = await encrypter.encrypt(new Uint8Array(0));
-  const header = Buffer.from(empty.subarray(0, empty.length - 32));
-  const nonce = randomBytes(16);
-  return { head: Buffer.concat([header, nonce]), key: payloadKey(fileKey!, nonce) };
 }
 
 /**
@@ -88,7 +53,7 @@ export async function ageSealing(encryption: ArchiveEncryption): Promise<AgeSeal
  */
 export async function openArchive(input: Readable, keys: ArchiveKeys): Promise<{ stream: Readable; encryption: AgeHeader | null }> {
   const head = await readHead(input, MAX_HEADER_BYTES);
-  if (!head.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC))) {
+  if (!startsAsAge(head)) {
     if (head.length) input.unshift(head);
     return { stream: input, encryption: null };
   }
@@ -106,6 +71,9 @@ export async function openArchive(input: Readable, keys: ArchiveKeys): Promise<{
     input.destroy();
     throw locked(`The archive is encrypted with age (${describe(header)}), and no identity or passphrase was given`);
   }
+  // Loaded here, not with this module: the age library costs 50-90 ms of every command's start, and only an
+  // encrypted archive needs it (verify and restore of a plain archive are measured against sha256sum and tar).
+  const [{ Decrypter }, { scryptIdentity }] = await Promise.all([import("age-encryption"), import("./age-scrypt.js")]);
   const decrypter = new Decrypter();
   try {
     for (const identity of keys.identities) decrypter.addIdentity(identity);

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { youngGarbageCollector } from "../util/young-garbage.js";
 import { encryptPayload } from "./age-stream.js";
-import type { AgeSealing } from "./age.js";
+import type { AgeSealing } from "./age-seal.js";
 import { archiveStream } from "./write-archive.js";
 
 export interface ArchiveBytesOptions {

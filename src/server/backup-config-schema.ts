@@ -3,7 +3,7 @@ import path from "node:path";
 import type { BackupConfig, DestinationConfig } from "../ops/backup-config.js";
 import { destinationDrivers } from "../destinations/registry.js";
 import { LdsError } from "../errors.js";
-import { checkRecipients } from "../archive/age.js";
+import { checkRecipients } from "../archive/age-seal.js";
 
 /** JSON Schema of PUT /api/backup/config (docs/admin-api.md). The destination is told apart by its `type`. */
 const schema = {

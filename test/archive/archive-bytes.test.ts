@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { buffer } from "node:stream/consumers";
 import { describe, expect, it } from "vitest";
-import { ageSealing, type AgeSealing } from "../../src/archive/age.js";
+import { ageSealing, type AgeSealing } from "../../src/archive/age-seal.js";
 import { archiveBytes, type ArchiveBytes } from "../../src/archive/archive-bytes.js";
 import { archiveBytesInThread, CHUNKS_AHEAD } from "../../src/archive/archive-bytes-thread.js";
 import { ARCHIVE_FILES, MANIFEST_PATH } from "../../src/archive/manifest.js";
