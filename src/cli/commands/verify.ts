@@ -4,7 +4,6 @@ import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { printSummary } from "../summary.js";
-import { restoreDrill } from "../../ops/restore-drill.js";
 import type { ArchiveKeys } from "../../archive/age.js";
 import { keysFromArgs, type AgeArgs } from "../archive-keys.js";
 import { printWarnings, renderWarnings } from "../warnings.js";
@@ -42,6 +41,8 @@ async function drill(argv: DestinationArgs & { archive: string; json: boolean },
   const interrupt = interruptSignal();
   try {
     const remote = await openRemoteArchive(argv.archive, argv);
+    // Loaded only for a drill: it brings the store (25 modules), which a plain verify's start would pay for.
+    const { restoreDrill } = await import("../../ops/restore-drill.js");
     const result = await restoreDrill(argv.archive, { remote, keys, signal: interrupt.signal });
     if (argv.json) {
       process.stdout.write(JSON.stringify({ ok: true, archive: result.archive, restoreTest: true, createdAt: result.manifest.createdAt, checks: result.checks, durationMs: result.durationMs }) + "\n");
