@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { arg, bench as benchRuns, benchInTurns, fresh } from "./lib/measure.js";
 import { makeVolume } from "./make-volume.js";
+import { ageKeys } from "./lib/age-keys.js";
 
 const bench = (argv, prepare) => benchRuns(runs, argv, { prepare });
 
@@ -32,10 +33,7 @@ for (const size of sizes) {
   const volumeBytes = ["lds.db", "vectors.db", "secret.key"].reduce((s, n) => s + fs.statSync(path.join(volume, n)).size, 0);
 
   // Each LDS command and its baseline run in turns (see benchInTurns): one step's writeback must not land on one side.
-  const keys = path.join(work, "age");
-  fresh(keys);
-  execFileSync("age-keygen", ["-o", path.join(keys, "identity.txt")], { stdio: "ignore" });
-  const recipient = execFileSync("age-keygen", ["-y", path.join(keys, "identity.txt")], { encoding: "utf8" }).trim();
+  const { identity, recipient } = ageKeys(path.join(work, "age"));
   const out = path.join(work, "out");
   const base = path.join(work, "baseline");
   const ageOut = path.join(work, "out-age");
@@ -65,7 +63,7 @@ for (const size of sizes) {
   const [restore, tarx, restoreAge] = benchInTurns(runs, [
     { argv: lds("restore", archive, "--data-dir", target, "--yes"), prepare: () => (fresh(target), quiet()) },
     { argv: ["bash", "-c", `set -e; sha256sum ${archive} >/dev/null; tar xf ${archive} -C ${untar}`], prepare: () => (fresh(untar), quiet()) },
-    { argv: lds("restore", ageArchive, "--data-dir", target, "--yes", "--identity", path.join(keys, "identity.txt")), prepare: () => (fresh(target), quiet()) },
+    { argv: lds("restore", ageArchive, "--data-dir", target, "--yes", "--identity", identity), prepare: () => (fresh(target), quiet()) },
   ]);
 
   const gzOut = path.join(work, "out-gz");

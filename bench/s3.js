@@ -3,7 +3,7 @@
 // sample gets a fresh moto, and LDS and the baseline alternate. moto's speed varies from one start to the next by up
 // to 30% (one Python thread does all the work), so five pairs by default, and the ratio is the median of the pairs'
 // ratios. Usage: node bench/s3.js [--sizes 1,2] [--s3-runs 5]
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { arg, fresh, measure, median } from "./lib/measure.js";
 import { makeVolume } from "./make-volume.js";
+import { ageKeys } from "./lib/age-keys.js";
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -66,9 +67,7 @@ for (const size of sizes) {
   }
   // An encrypted backup streams through age's cipher as well: its peak counts against the same limit (once: it is
   // the upload's memory that differs, not its speed, which bench/run.js compares for local archives).
-  const keys = fresh(path.join(work, "s3-age"));
-  execFileSync("age-keygen", ["-o", path.join(keys, "identity.txt")], { stdio: "ignore" });
-  const recipient = execFileSync("age-keygen", ["-y", path.join(keys, "identity.txt")], { encoding: "utf8" }).trim();
+  const { recipient } = ageKeys(path.join(work, "s3-age"));
   const motoForAge = await freshMoto();
   const sealed = measure(["node", path.join(root, "bin/lds.js"), "backup", "--data-dir", volume, "--to", "s3://bench/lds", "--age-recipient", recipient], motoForAge.env);
   motoForAge.stop();

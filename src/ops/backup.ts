@@ -78,8 +78,10 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   let seal: typeof import("../archive/age-seal.js") | undefined;
   try {
     if (options.keep !== undefined) assertKeep(options.keep);
-    if (options.encryption) seal = await import("../archive/age-seal.js");
-    if (options.encryption && "recipients" in options.encryption) seal!.checkRecipients(options.encryption.recipients);
+    if (options.encryption) {
+      seal = await import("../archive/age-seal.js");
+      if ("recipients" in options.encryption) seal.checkRecipients(options.encryption.recipients);
+    }
     if (!fs.existsSync(volume.root)) throw noDatabase(volume.root);
     // Registered as a user of the volume: a restore cannot swap files under the snapshot (issue 11, item 6).
     entry = enterVolume(volume.root, "backup");
