@@ -8,9 +8,9 @@ import { tempDirForFile } from "../helpers/temp.js";
 /**
  * Issue 39 item 4: the same-origin check and the licence gate tested the raw URL while the router decodes it, so
  * `POST /%61pi/backup` ran a backup for another site and `/%762/libs/search` answered under an invalid licence. These
- * tests walk EVERY route the server registered (its own list, from the debug log line "routes"), each in three
- * spellings: as registered, with the first letter of the first segment percent-encoded, and as an absolute-form
- * target (`POST http://host/api/backup`, which no test of `request.url.startsWith("/api/")` recognised either).
+ * tests walk EVERY route the server registered (its own list, from the debug log line "routes"), each in four
+ * spellings: as registered, with the first letter of the first segment percent-encoded, and both as absolute-form
+ * targets (`POST http://host/api/backup`, which no test of `request.url.startsWith("/api/")` recognised either).
  */
 
 interface Route {
@@ -32,10 +32,10 @@ let admin: ReturnType<typeof client>;
 /** The route's pattern with its parameters filled in (`/api/keys/:prefix` → `/api/keys/x`). */
 const concrete = (pattern: string) => pattern.replace(/:[^/]+/g, "x").replace(/\*/g, "x");
 
-/** The three spellings of a path that reach the same route. */
+/** The spellings of a path that reach the same route: as registered, one letter encoded, and both in absolute form. */
 function spellings(pathname: string): string[] {
   const encoded = pathname.length > 1 ? `/%${pathname.charCodeAt(1).toString(16)}${pathname.slice(2)}` : pathname;
-  return [pathname, encoded, `${server.url}${encoded}`];
+  return [pathname, encoded, `${server.url}${pathname}`, `${server.url}${encoded}`];
 }
 
 /** One request with the target sent exactly as given (fetch would normalise an absolute-form target away). */
@@ -94,7 +94,10 @@ describe("every route is checked on the route it reaches, however its path is sp
     const evil = `http://127.0.0.1:${Number(new URL(server.url).port) + 1}`;
     const crossSite = [{ origin: evil }, { "sec-fetch-site": "same-site" }, { "sec-fetch-site": "cross-site", origin: "https://attacker.example" }];
     const admitted: string[] = [];
-    for (const route of routes.filter((r) => !PUBLIC_API.test(r.url) && STATE_CHANGING.has(r.method))) {
+    // Logout last: on 0.7.10 it got through and ended the session, which hid what the other routes let through.
+    const stateChanging = routes.filter((r) => !PUBLIC_API.test(r.url) && STATE_CHANGING.has(r.method));
+    const walk = [...stateChanging.filter((r) => !r.url.endsWith("/logout")), ...stateChanging.filter((r) => r.url.endsWith("/logout"))];
+    for (const route of walk) {
       for (const target of spellings(concrete(route.url))) {
         for (const headers of crossSite) {
           const r = await send(route.method, target, { cookie: admin.cookie!, "content-type": "application/json", ...headers }, "{}");
@@ -111,6 +114,24 @@ describe("every route is checked on the route it reaches, however its path is sp
     expect((await admin.get("/api/auth/session")).status).toBe(200);
     expect((await admin.get("/api/teams")).json.teams ?? []).toEqual([]);
   }, 120_000);
+
+  it("other spellings (double slash, dot segments, case, trailing slash, ;params, %2F) reach no handler, or one that checks", async () => {
+    const variants = (p: string) => {
+      const [first, ...rest] = p.slice(1).split("/");
+      return [`/${p}`, `/${first}/./${rest.join("/")}`, `/${first}/../${p.slice(1)}`, `/${first}//${rest.join("/")}`, p.toUpperCase(), `${p}/`, `${p};x=1`, `/${first}%2F${rest.join("/")}`, `/${first}/%2e/${rest.join("/")}`, `${p}%2F`, `${p}%00`, `${p}#x`, `${p}?x=1`];
+    };
+    const slipped: string[] = [];
+    for (const target of variants("/api/backup")) {
+      const r = await send("POST", target, { cookie: admin.cookie!, "content-type": "application/json", origin: "https://attacker.example" }, "{}");
+      if (!(r.status === 404 && r.json?.error === "route_not_found") && !(r.status === 403 && r.json?.error === "forbidden")) slipped.push(`POST ${target} → ${r.status} ${r.text.slice(0, 120)}`);
+    }
+    for (const target of variants("/v2/libs/search")) {
+      const r = await send("GET", target);
+      if (!(r.status === 404 && r.json?.error === "route_not_found") && !(r.status === 403 && r.json?.error === "license_invalid")) slipped.push(`GET ${target} → ${r.status} ${r.text.slice(0, 120)}`);
+    }
+    expect(slipped).toEqual([]);
+    expect((await admin.get("/api/backup/runs")).json.runs).toEqual([]);
+  }, 60_000);
 
   it("every admin route but the open few needs the session, in every spelling", async () => {
     const admitted: string[] = [];
