@@ -194,4 +194,17 @@ describe("anonymous reads are recognised by the route they reach (LDS_PUBLIC_REA
     const submit = await fetch(`${open.url}/%762/add/repo/hostb`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(submit.status).toBe(401);
   }, 60_000);
+
+  it("the login limit counts every spelling of the login route together", async () => {
+    // A new username each time, so that only the per-address limit of the route (10 a minute) can refuse.
+    const spelled = ["/api/auth/login", "/%61pi/auth/login", "/api/auth/%6cogin"];
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${open.url}${spelled[i % 3]}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: `nobody${i}`, password: "x" }) });
+      expect(r.status, `attempt ${i + 1}`).toBe(401);
+    }
+    for (const path of spelled) {
+      const r = await fetch(`${open.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "nobody-else", password: "x" }) });
+      expect(r.status, path).toBe(429);
+    }
+  }, 60_000);
 });
