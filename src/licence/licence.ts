@@ -45,14 +45,37 @@ export function loadLicence(dataDir: string, inline: string | undefined, now = n
   }
 }
 
-/** Throw the error the public API answers with, if the licence does not allow it now. */
+/**
+ * Throw the error the public API answers with, if the licence does not allow it now. Its callers include
+ * unauthenticated clients: an unreadable licence is named as invalid, without the file's path or the parser's words
+ * (those go to the operator's log, publicApiLicenceCheck).
+ */
 export function assertLicenceAllowsPublicApi(licence: Licence, now = new Date()): void {
   if (licence.state === "invalid") {
-    throw new LdsError("license_invalid", `The licence in ${licence.source} cannot be read (${licence.problem}); the public API is closed.`);
+    throw new LdsError("license_invalid", "The server's licence is invalid, so its public API is closed. Backups and the admin API keep working.", {
+      hint: "Ask the server's operator to install a valid licence: the server's log says what is wrong with the current one.",
+    });
   }
   if (licence.expiresAt && Date.parse(licence.expiresAt) <= now.getTime()) {
     throw new LdsError("license_expired", `The licence of ${licence.licensee} expired on ${licence.expiresAt}; the public API is closed. Backups and the admin API keep working.`);
   }
+}
+
+/**
+ * The check of every public API request: the licence as `read` gives it now, refused as assertLicenceAllowsPublicApi
+ * says. What is wrong with an unreadable licence (where it came from and the parser's words) is reported to `report`
+ * (the server's log) once per distinct problem, not once per refused request.
+ */
+export function publicApiLicenceCheck(read: () => Licence, report: (source: string | null, problem: string | null) => void): () => void {
+  let reported: string | undefined;
+  return () => {
+    const licence = read();
+    // Reported again only when it changes: a problem fixed and then back is a new one.
+    const problem = licence.state === "invalid" ? `${licence.source}\n${licence.problem}` : undefined;
+    if (problem !== undefined && problem !== reported) report(licence.source, licence.problem);
+    reported = problem;
+    assertLicenceAllowsPublicApi(licence);
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { describeFailure, LdsError } from "../errors.js";
+import { LdsError } from "../errors.js";
+import { recordedFailure } from "./failure-reason.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { documentSnippets } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
@@ -75,7 +76,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     await setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
-    await setState("failed", describeFailure(err));
+    await setState("failed", recordedFailure(err, options.volume.paths.root));
     throw err;
   }
 }

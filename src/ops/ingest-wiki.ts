@@ -1,4 +1,4 @@
-import { describeFailure } from "../errors.js";
+import { recordedFailure } from "./failure-reason.js";
 import { parseConfluenceStorage } from "../indexing/confluence-storage.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchSpacePages, type WikiAuth } from "../sources/confluence.js";
@@ -49,7 +49,7 @@ export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pag
     await setState("finalized");
     return { pages: pages.length, snippets: count };
   } catch (err) {
-    await setState("failed", describeFailure(err));
+    await setState("failed", recordedFailure(err, options.volume.paths.root));
     throw err;
   }
 }

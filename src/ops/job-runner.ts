@@ -4,6 +4,7 @@ import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import type { LibraryRow } from "../store/libraries.js";
 import type { Job } from "../store/jobs.js";
+import { recordedFailure } from "./failure-reason.js";
 import { connectedGitAuth, type GitAuth } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
 import { ingestWikiSpace } from "./ingest-wiki.js";
@@ -81,7 +82,7 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
       const reason = describeFailure(err);
       await store.jobs.finish(job.id, reason);
       // Failures before the ingestion started (it records its own) must not leave the library "queued" forever.
-      if ((await store.libraries.find(job.library_id))?.state === "queued") await store.libraries.setState(job.library_id, "failed", reason);
+      if ((await store.libraries.find(job.library_id))?.state === "queued") await store.libraries.setState(job.library_id, "failed", recordedFailure(err, volume.paths.root));
       log.warn({ reason }, "job failed");
     }
   };

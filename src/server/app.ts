@@ -3,7 +3,7 @@ import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { LdsError, fromSystemError, isDiskFull } from "../errors.js";
-import { assertLicenceAllowsPublicApi, type Licence } from "../licence/licence.js";
+import { publicApiLicenceCheck, type Licence } from "../licence/licence.js";
 import type { BackupRunner } from "../ops/backup-runner.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { authRoutes } from "./routes/auth.js";
@@ -18,7 +18,7 @@ import { adminLibraryRoutes } from "./routes/admin-libraries.js";
 import { dashboardRoutes } from "./dashboard.js";
 import { oauthRoutes } from "./routes/oauth.js";
 import type { JobRunner } from "../ops/job-runner.js";
-import { isPublicApiPath } from "./public-paths.js";
+import { isPublicApiRoute, matchedRoute } from "./public-paths.js";
 import { renderHint } from "../hints.js";
 import { SERVER_HINT_WORDS } from "./hint-words.js";
 import type { UsageRecorder } from "../ops/usage-recorder.js";
@@ -45,8 +45,6 @@ export interface AppOptions {
   requestRestart: (reason: string) => void;
   settings: AppSettings;
 }
-
-/** Public API prefixes (and MCP) closed by an expired licence; /api (admin, backups, health) never is. */
 
 /** The HTTP shell: routes call the core and turn LdsError into a status and `{error, message}`. */
 export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licence, requestRestart, settings }: AppOptions): FastifyInstance {
@@ -95,10 +93,16 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
     reply.status(404).send({ error: "route_not_found", message: `No endpoint ${request.method} ${request.url}.` }),
   );
 
+  // Both decided from the route the router matched, never from the raw URL (public-paths.ts says why): the public
+  // API (and MCP) is closed by an expired or invalid licence, /api (admin, backups, health) never is.
+  const checkLicence = publicApiLicenceCheck(licence, (source, problem) =>
+    logger.warn({ source, problem }, "The licence cannot be read: the public API answers 403 license_invalid until it is fixed."),
+  );
   app.addHook("onRequest", async (request) => {
-    if (isPublicApiPath(request.url)) assertLicenceAllowsPublicApi(licence());
+    if (isPublicApiRoute(matchedRoute(request))) checkLicence();
   });
   app.addHook("onRequest", requireSameOrigin);
+  logRoutes(app);
 
   app.register(cookie);
   app.register(rateLimit, {
@@ -117,6 +121,18 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
   app.register(dashboardRoutes);
   app.register(publicApiRoutes, { volume, jobs, usage, ...publicApi });
   return app;
+}
+
+/**
+ * Every route, listed once at start in the debug log ("routes"): what an operator can check an upgrade against, and
+ * how the tests walk every admin and public route (test/server/encoded-paths.test.ts) without a hand-typed list.
+ */
+function logRoutes(app: FastifyInstance): void {
+  const routes: Array<{ method: string; url: string }> = [];
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push({ method, url: route.url });
+  });
+  app.addHook("onReady", async () => app.log.debug({ routes }, "routes"));
 }
 
 /** Deeper JSON than any endpoint takes is refused before parsing: deep values overflow the stack of later steps. */

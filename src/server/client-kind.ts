@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { ClientKind } from "../ops/usage-recorder.js";
-import { isMcpPath } from "./public-paths.js";
+import { isMcpRoute, matchedRoute } from "./public-paths.js";
 
 /**
  * Which kind of client sent a request, by the headers the hosted service's clients send (`X-Context7-Source:
@@ -13,7 +13,7 @@ export function clientOf(request: FastifyRequest): { client: ClientKind; mcpClie
     return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
   };
   const source = header("x-context7-source")?.toLowerCase();
-  const onMcp = isMcpPath(request.url);
+  const onMcp = isMcpRoute(matchedRoute(request));
   const client: ClientKind = onMcp || source === "mcp-server" || source === "mcp" ? "mcp" : source === "cli" ? "cli" : "api";
   if (client !== "mcp") return { client };
   const product = /^([^/\s]+)\//.exec(header("user-agent") ?? "")?.[1];

@@ -6,7 +6,7 @@ import type { GitUrlPolicy } from "../../config/git-settings.js";
 import { ANONYMOUS_ACCESS, callerAccess, type LibraryAccess } from "../../search/library-access.js";
 import type { Caller } from "../../store/api-keys.js";
 import type { ServerSettings } from "../../config/server-settings.js";
-import { isAnonymousRead } from "../public-paths.js";
+import { isAnonymousRead, matchedRoute } from "../public-paths.js";
 import type { UsageRecorder } from "../../ops/usage-recorder.js";
 import { createRateLimiter } from "../rate-limiter.js";
 import { mcpRoutes } from "./mcp.js";
@@ -62,7 +62,7 @@ export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app,
 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = presentedKey(request);
-    if (!key && options.publicRead && isAnonymousRead(request.method, request.url)) {
+    if (!key && options.publicRead && isAnonymousRead(request.method, matchedRoute(request))) {
       anonymous.hit(`anonymous:${request.ip}`, options.anonymousPerMinute, reply);
       request.access = ANONYMOUS_ACCESS;
       return;
