@@ -165,7 +165,7 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     ];
     for (const [search, shown] of forged) {
       await page.goto(`${server.url}/dashboard/connections${search}`);
-      await page.getByTestId("connections").waitFor();
+      await expect.poll(() => page.getByTestId("redirect-uri").textContent()).toContain("/api/oauth/callback");
       expect(await watched.expectShown(shown)).not.toMatch(/evil|password/);
       expect(await page.locator("body").innerText()).not.toMatch(/evil|password/);
     }
