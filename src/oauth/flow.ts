@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
+import { OAuthFailure, type OAuthFailureReason } from "./failure.js";
 import { ProviderRefusal } from "./http.js";
 import { usableProvider } from "./provider-config.js";
 import { isProviderKind, providerOf, type ProviderKind } from "./providers.js";
@@ -33,30 +34,59 @@ export interface CallbackQuery {
   error_description?: string;
 }
 
+/** What a callback connected. */
+export interface Connected {
+  provider: ProviderKind;
+  teamId: number;
+  account: string;
+  grantId: number;
+  startedBy: string;
+}
+
+/** Why a callback connected nothing: the error, and the provider when the state named one. */
+export interface NotConnected {
+  error: LdsError;
+  provider?: ProviderKind;
+}
+
 /**
  * The provider's redirect back: the state must be one we issued, unused and fresh (else nothing is sent
  * anywhere); a denied consent is reported as such; the code is exchanged with the verifier, the account and what
- * it reaches are read, and the grant is stored. Answers what was connected.
+ * it reaches are read, and the grant is stored. Answers what was connected, or why nothing was (every LdsError is
+ * answered, not thrown, with the provider it concerns, so that the caller can report it by codes).
  */
-export async function finishAuthorization(store: Store, query: CallbackQuery): Promise<{ provider: ProviderKind; teamId: number; account: string; grantId: number; startedBy: string }> {
+export async function finishAuthorization(store: Store, query: CallbackQuery): Promise<{ connected: Connected } | { failed: NotConnected }> {
   const pending = query.state ? await store.oauth.takeState(query.state) : undefined;
   if (!pending || !isProviderKind(pending.provider)) {
-    throw new LdsError("oauth_state_invalid", "This authorization is unknown, was already used, or is older than 10 minutes; nothing was connected.", {
+    const error = new LdsError("oauth_state_invalid", "This authorization is unknown, was already used, or is older than 10 minutes; nothing was connected.", {
       hint: "Start Connect again from the dashboard's Connections page.",
     });
+    return { failed: { error } };
   }
-  const provider = providerOf(pending.provider);
+  const kind = pending.provider;
+  try {
+    const { account, grantId } = await connect(store, kind, pending, query);
+    return { connected: { provider: kind, teamId: pending.teamId, account, grantId, startedBy: pending.startedBy } };
+  } catch (err) {
+    if (err instanceof LdsError) return { failed: { error: err, provider: kind } };
+    throw err;
+  }
+}
+
+async function connect(store: Store, kind: ProviderKind, pending: { teamId: number; verifier: string; redirectUri: string }, query: CallbackQuery): Promise<{ account: string; grantId: number }> {
+  const provider = providerOf(kind);
   if (query.error) {
-    const why = query.error === "access_denied" ? "consent was denied" : `${query.error}${query.error_description ? `: ${query.error_description.slice(0, 200)}` : ""}`;
-    throw new LdsError("oauth_failed", `${provider.name} did not authorize LDS (${why}); nothing was connected.`, { hint: "Connect again and approve the access LDS asks for." });
+    const denied = query.error === "access_denied";
+    const why = denied ? "consent was denied" : `${query.error}${query.error_description ? `: ${query.error_description.slice(0, 200)}` : ""}`;
+    throw new OAuthFailure(denied ? "denied" : "provider_error", `${provider.name} did not authorize LDS (${why}); nothing was connected.`, { hint: "Connect again and approve the access LDS asks for." });
   }
-  if (!query.code) throw new LdsError("oauth_failed", `${provider.name} redirected back without a code; nothing was connected.`, { hint: "Connect again." });
-  const { config, clientSecret } = await usableProvider(store, pending.provider);
+  if (!query.code) throw new OAuthFailure("no_code", `${provider.name} redirected back without a code; nothing was connected.`, { hint: "Connect again." });
+  const { config, clientSecret } = await usableProvider(store, kind);
   try {
     const tokens = await provider.exchange(config, clientSecret, { code: query.code, verifier: pending.verifier, redirectUri: pending.redirectUri });
     const { account, target } = await provider.identify(config, tokens.accessToken);
-    const grantId = await store.oauth.saveGrant({ teamId: pending.teamId, provider: pending.provider, account, scopes: tokens.scopes, tokens, target });
-    return { provider: pending.provider, teamId: pending.teamId, account, grantId, startedBy: pending.startedBy };
+    const grantId = await store.oauth.saveGrant({ teamId: pending.teamId, provider: kind, account, scopes: tokens.scopes, tokens, target });
+    return { account, grantId };
   } catch (err) {
     throw asOAuthFailure(provider.name, err);
   }
@@ -66,13 +96,13 @@ export async function finishAuthorization(store: Store, query: CallbackQuery): P
 export function asOAuthFailure(providerName: string, err: unknown): LdsError {
   if (err instanceof LdsError) return err;
   if (err instanceof ProviderRefusal) {
-    const hint =
+    const [reason, hint]: [OAuthFailureReason, string] =
       err.error === "invalid_client" || err.error === "incorrect_client_credentials"
-        ? "Check the client id and secret in the Connections page."
+        ? ["client_rejected", "Check the client id and secret in the Connections page."]
         : err.error === "bad_verification_code" || err.error === "invalid_grant"
-          ? "The code was already used or has expired: connect again."
-          : "Connect again; if it keeps failing, check the provider's settings.";
-    return new LdsError("oauth_failed", `${providerName} refused: ${err.message}.`, { hint });
+          ? ["code_rejected", "The code was already used or has expired: connect again."]
+          : ["refused", "Connect again; if it keeps failing, check the provider's settings."];
+    return new OAuthFailure(reason, `${providerName} refused: ${err.message}.`, { hint });
   }
-  return new LdsError("oauth_failed", `${providerName} answered unexpectedly: ${(err as Error).message}.`, { hint: "Check the provider's URLs in the Connections page." });
+  return new OAuthFailure("unexpected", `${providerName} answered unexpectedly: ${(err as Error).message}.`, { hint: "Check the provider's URLs in the Connections page." });
 }

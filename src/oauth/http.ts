@@ -1,4 +1,4 @@
-import { LdsError } from "../errors.js";
+import { OAuthFailure } from "./failure.js";
 
 /** An OAuth error body ({error, error_description}) as the provider sent it, for messages (never holds a token). */
 export class ProviderRefusal extends Error {
@@ -24,7 +24,7 @@ export async function providerRequest(provider: string, url: string, init: Reque
   try {
     response = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
-    throw new LdsError("oauth_failed", `Cannot reach ${provider} at ${new URL(url).host} (${(err as Error).message}).`, {
+    throw new OAuthFailure("unreachable", `Cannot reach ${provider} at ${new URL(url).host} (${(err as Error).message}).`, {
       hint: "Check the provider's URLs in the Connections page and the network, then try again.",
     });
   }
@@ -39,7 +39,7 @@ export async function providerRequest(provider: string, url: string, init: Reque
   if (!response.ok || error) {
     throw new ProviderRefusal(provider, response.status, error ?? `http_${response.status}`, typeof body?.error_description === "string" ? body.error_description.slice(0, 300) : (body?.message ?? "").toString().slice(0, 300));
   }
-  if (body === undefined) throw new LdsError("oauth_failed", `${provider} answered ${new URL(url).pathname} with something that is not JSON.`, { hint: "Check the provider's URLs." });
+  if (body === undefined) throw new OAuthFailure("unexpected", `${provider} answered ${new URL(url).pathname} with something that is not JSON.`, { hint: "Check the provider's URLs." });
   return body;
 }
 

@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import { libraryNotFound, type LibraryAccess } from "../search/library-access.js";
+import { accessDenied, libraryNotFound, type LibraryAccess } from "../search/library-access.js";
 import type { Store } from "../store/store.js";
 import { day, type ClientKind } from "./usage-recorder.js";
 
@@ -20,12 +20,14 @@ const TOP = 10;
 /**
  * Requests per day for one library over the last `days` days (GET /v2/libs/metrics, `lds libraries metrics`), by
  * client kind, with its most asked-about topic words and MCP clients. Only readers who may see the library get
- * them: another team's private library does not exist for a caller (404), so its queries are never shown.
+ * them: another team's private library does not exist for a caller (404), so its queries are never shown; one its
+ * team's access policy does not allow is refused (403 access_denied), as its context is.
  */
 export async function libraryMetrics(store: Store, access: LibraryAccess, libraryId: string, days: number, now = Date.now()): Promise<LibraryMetrics> {
   if (!Number.isInteger(days) || days < 1 || days > 365) throw new LdsError("validation_error", "days must be a whole number from 1 to 365.");
   const library = await store.libraries.find(libraryId);
   if (!library || !access.canSee(library)) throw libraryNotFound(libraryId);
+  if (!access.mayUse(library)) throw accessDenied(libraryId);
   const dates = Array.from({ length: days }, (_, i) => day(now - (days - 1 - i) * 86_400_000));
   const rows = await store.usage.read(library.id, dates[0]!);
   const daily = dates.map((date) => ({ date, total: 0, api: 0, mcp: 0, cli: 0 }));

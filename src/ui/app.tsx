@@ -76,7 +76,8 @@ export function App() {
           <section>
             <h1>Page not found</h1>
             <p>
-              There is no dashboard page {page}. Go to the <a href={`${BASE}/`}>overview</a>.
+              {/* The path is not repeated: the address is anyone's to write, and its text is not the page's to show. */}
+              There is no such dashboard page. Go to the <a href={`${BASE}/`}>overview</a>.
             </p>
           </section>
         )}

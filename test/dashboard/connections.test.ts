@@ -104,11 +104,16 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     await page.getByRole("button", { name: "Connect GitHub" }).click();
     await page.getByRole("button", { name: "Cancel" }).click();
     await watched.expectShown(/GitHub did not authorize LDS \(consent was denied\)/);
+    // The callback's redirect carries codes only, each from a fixed list; the page words them.
+    expect(new URL(page.url()).search).toBe("?error=oauth_failed&reason=denied&provider=github");
     expect(await page.getByTestId("connections").count()).toBe(0);
 
     await page.getByRole("button", { name: "Connect GitHub" }).click();
     await page.getByRole("button", { name: "Authorize" }).click();
     await page.getByTestId("connected").waitFor();
+    // The account named is the one the server recorded: the address holds only the id of that record.
+    expect(await page.getByTestId("connected").textContent()).toBe("Connected octo-dev (GitHub) for team docs.");
+    expect(new URL(page.url()).search).toMatch(/^\?connected=[A-Za-z0-9_-]{22}$/);
     const row = page.getByTestId("connections").getByRole("row", { name: /octo-dev/ });
     expect(await row.textContent()).toContain(new URL(gitA.base).host);
     expect(await row.textContent()).not.toContain(new URL(gitB.base).host);
@@ -137,8 +142,53 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     const replay = new URL(back);
     replay.searchParams.set("state", new URL(second.authorizeUrl).searchParams.get("state")!);
     await page.goto(replay.href);
-    expect(await watched.expectShown(/GitHub refused: GitHub answered bad_verification_code/)).toMatch(/already used or has expired/);
+    const refusal = await watched.expectShown(/GitHub refused the authorization code; nothing was connected/);
+    expect(refusal).toMatch(/already used or has expired/);
+    // The provider's own answer is for the operator's log, not for the address.
+    expect(refusal).not.toContain("bad_verification_code");
+    expect(new URL(page.url()).search).toBe("?error=oauth_failed&reason=code_rejected&provider=github");
+    expect(server.output()).toContain("bad_verification_code");
     await expect.poll(() => page.getByTestId("connections").locator("tbody tr").count()).toBe(1);
+    watched.assertNothingUnexpected();
+  });
+
+  it("an address anyone can write puts none of its text on a dashboard page, and announces no connection (issue 39)", async () => {
+    const lure = "Your session expired. Re-enter your password at https://evil.example/login";
+    const forged: Array<[string, RegExp]> = [
+      // The 0.7.10 redirect's own shape, with the attacker's words.
+      [`?error=x&message=${encodeURIComponent(lure)}&hint=${encodeURIComponent(lure)}`, /^The connection did not complete; nothing was connected\.Connect again from this page\.$/],
+      // Every parameter the page reads, filled with text: none of it is shown.
+      [`?error=${encodeURIComponent(lure)}&reason=${encodeURIComponent(lure)}&provider=${encodeURIComponent(lure)}`, /^The connection did not complete/],
+      [`?error=oauth_failed&reason=${encodeURIComponent(lure)}&provider=${encodeURIComponent(lure)}`, /^The provider did not complete the authorization; nothing was connected\./],
+      // A known code is worded by the page whatever else the address holds.
+      [`?error=oauth_failed&reason=denied&provider=github&message=${encodeURIComponent(lure)}`, /^GitHub did not authorize LDS \(consent was denied\); nothing was connected\./],
+    ];
+    for (const [search, shown] of forged) {
+      await page.goto(`${server.url}/dashboard/connections${search}`);
+      await expect.poll(() => page.getByTestId("redirect-uri").textContent()).toContain("/api/oauth/callback");
+      expect(await watched.expectShown(shown)).not.toMatch(/evil|password/);
+      expect(await page.locator("body").innerText()).not.toMatch(/evil|password/);
+    }
+
+    // A fake success names an account the server never connected, or one it did: neither is announced.
+    for (const search of ["?connected=github&account=evil-admin", "?connected=github&account=octo-dev", `?connected=${"A".repeat(22)}&account=evil-admin`]) {
+      await page.goto(`${server.url}/dashboard/connections${search}`);
+      await page.getByTestId("connections").getByRole("row", { name: /octo-dev/ }).waitFor();
+      // Until the server has answered whether it knows the id (it does not), the announcement is busy.
+      await page.locator('[data-testid="connect-outcome"][aria-busy="false"]').waitFor({ state: "attached" });
+      expect(await page.getByTestId("connected").count()).toBe(0);
+      expect(await page.locator("body").innerText()).not.toMatch(/evil-admin|Connected octo-dev/);
+    }
+
+    // The other pages that read the address: the not-found page does not repeat the path, and the restore page
+    // preselects an archive only when it is a listed one.
+    await page.goto(`${server.url}/dashboard/Your-account-is-locked-call-555-0100`);
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
+    expect(await page.locator("body").innerText()).not.toMatch(/locked|555/);
+    await page.goto(`${server.url}/dashboard/restore?archive=${encodeURIComponent(lure)}`);
+    await page.getByText(/^No archives at /).waitFor();
+    expect(await page.getByRole("button", { name: "Check this archive" }).isDisabled()).toBe(true);
+    expect(await page.locator("body").innerText()).not.toMatch(/evil|password/);
     watched.assertNothingUnexpected();
   });
 

@@ -97,7 +97,7 @@ describe("access policies: GET and PATCH /v2/policies (issue 13)", () => {
     expect((await api(keys.owner).get("/v2/policies")).json.restrictive).toBe(false);
   });
 
-  it("once changed, are enforced in search, context, MCP and refresh, and say so in search results", async () => {
+  it("once changed, are enforced in search, context, metrics, MCP and refresh, and say so in search results", async () => {
     const patched = await api(keys.owner).patch("/v2/policies", { libraries: { allow: ["/acme/*"], deny: ["/acme/tide*"] } });
     expect(patched.status).toBe(200);
     expect(patched.json).toMatchObject({ libraries: { allow: ["/acme/*"], deny: ["/acme/tide*"] }, restrictive: true, accessibleLibraryCount: 1 });
@@ -108,6 +108,17 @@ describe("access policies: GET and PATCH /v2/policies (issue 13)", () => {
     const denied = await owner.get("/v2/context?libraryId=/acme/tidewater&query=retries&type=json");
     expect(denied.status).toBe(403);
     expect(denied.json.error).toBe("access_denied");
+    // Usage metrics follow the same rule as context (issue 39): a library the policy does not allow is refused,
+    // be it public (/acme/tidewater, denied) or the team's own private one (not in the allow list).
+    for (const route of ["/v2/libs/metrics?libraryId=/acme/tidewater", "/api/v2/libs/metrics?libraryId=/team-1/wiki/eng&days=7"]) {
+      const refused = await owner.get(route);
+      expect({ route, status: refused.status, error: refused.json.error }).toEqual({ route, status: 403, error: "access_denied" });
+      expect(refused.json.message).toMatch(/is not allowed by your team's access policy/);
+      expect(refused.json).not.toHaveProperty("daily");
+    }
+    expect((await owner.get("/v2/libs/metrics?libraryId=/acme/quarry")).status).toBe(200);
+    // Another team's policy is its own: the same library's metrics stay open to it.
+    expect((await api(keys.other).get("/v2/libs/metrics?libraryId=/acme/tidewater")).status).toBe(200);
     const refresh = await fetch(`${server.url}/v1/refresh`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.owner}` }, body: JSON.stringify({ libraryName: "/acme/tidewater" }) });
     expect(refresh.status).toBe(403);
     const mcp = new Client({ name: "policy-test", version: "1" });

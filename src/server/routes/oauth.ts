@@ -1,12 +1,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
-import { LdsError, isLdsError } from "../../errors.js";
+import { LdsError } from "../../errors.js";
 import { loadProviderConfig, saveProviderConfig, usableProvider } from "../../oauth/provider-config.js";
 import { CALLBACK_PATH, finishAuthorization, startAuthorization, type CallbackQuery } from "../../oauth/flow.js";
 import { isProviderKind, PROVIDERS, providerOf, type ProviderKind } from "../../oauth/providers.js";
+import { OAuthFailure } from "../../oauth/failure.js";
 import { disconnectGrant } from "../../oauth/disconnect.js";
 import { grantAccessToken } from "../../oauth/tokens.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { auditAdmin, requireAdmin } from "../admin-session.js";
+import { connectOutcomes } from "../connect-outcomes.js";
 
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
@@ -25,20 +27,31 @@ const url = { type: "string", maxLength: 2048, pattern: "^https?://[^\\s]+$" };
 export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
   const { store } = volume;
 
+  const outcomes = connectOutcomes();
+
+  // The redirect carries codes only, each from a fixed list (a success: the id of the outcome kept above; a
+  // failure: the error code, its reason and the provider's kind): the page words them itself, so an address that
+  // anyone can write puts no text of theirs on it. The messages, with the provider's own words, go to the log.
   app.get<{ Querystring: CallbackQuery }>(CALLBACK_PATH, async (request, reply) => {
     const back = new URLSearchParams();
     try {
-      const done = await finishAuthorization(store, request.query);
-      await auditAdmin(store, done.startedBy, "connection.connect", `team:${done.teamId}`, { provider: done.provider, account: done.account });
-      request.log.info({ provider: done.provider, team: done.teamId, account: done.account }, "account connected");
-      back.set("connected", done.provider);
-      back.set("account", done.account);
+      const result = await finishAuthorization(store, request.query);
+      if ("connected" in result) {
+        const done = result.connected;
+        await auditAdmin(store, done.startedBy, "connection.connect", `team:${done.teamId}`, { provider: done.provider, account: done.account });
+        request.log.info({ provider: done.provider, team: done.teamId, account: done.account }, "account connected");
+        back.set("connected", outcomes.remember({ provider: done.provider, teamId: done.teamId, account: done.account }));
+      } else {
+        const { error, provider } = result.failed;
+        const reason = error instanceof OAuthFailure ? error.reason : undefined;
+        request.log.warn({ code: error.code, reason, provider, message: error.message }, "OAuth connection failed");
+        back.set("error", error.code);
+        if (reason) back.set("reason", reason);
+        if (provider) back.set("provider", provider);
+      }
     } catch (err) {
-      if (!isLdsError(err)) throw err;
-      request.log.warn({ code: err.code, reason: err.message }, "OAuth connection failed");
-      back.set("error", err.code);
-      back.set("message", err.message);
-      if (err.hint) back.set("hint", err.hint);
+      request.log.error({ err }, "OAuth callback failed unexpectedly");
+      back.set("error", "internal_error");
     }
     return reply.redirect(`/dashboard/connections?${back}`, 303);
   });
@@ -83,6 +96,13 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
       { schema: { body: { type: "object", additionalProperties: false, required: ["team"], properties: { team: { type: "string", minLength: 1, maxLength: 64 } } } } },
       async (request) => startAuthorization(store, { kind: kindOf(request.params.kind), team: request.body.team, origin: origin(request), startedBy: request.admin!.username }),
     );
+
+    admin.get<{ Params: { id: string } }>("/api/oauth/connected/:id", async (request) => {
+      const outcome = outcomes.recall(request.params.id);
+      if (!outcome) throw new LdsError("connection_not_found", "No account was connected under this id in the last 10 minutes (or the server restarted since).", { hint: "See the list of connected accounts." });
+      const team = (await store.teams.list()).find((t) => t.id === outcome.teamId);
+      return { provider: outcome.provider, providerName: isProviderKind(outcome.provider) ? providerOf(outcome.provider).name : outcome.provider, account: outcome.account, team: team?.name ?? null };
+    });
 
     admin.get("/api/connections", async () => {
       const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));

@@ -9,7 +9,7 @@ export function ErrorMessage({ error }: { error: unknown }) {
     <div class="error" role="alert">
       <p class="error-message">{message}</p>
       {api?.hint && <p class="error-hint">{api.hint}</p>}
-      {api && <p class="error-code">{api.code}</p>}
+      {api?.code && <p class="error-code">{api.code}</p>}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, ApiError } from "../api.js";
+import { api } from "../api.js";
 import { ConfirmDialog } from "../components/confirm-dialog.js";
 import { ErrorMessage } from "../components/error-message.js";
 import { Field } from "../components/field.js";
@@ -7,18 +7,12 @@ import { DataTable } from "../components/table-wrap.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
 import type { Connection, ProviderSettings, Team } from "../types.js";
+import { ConnectOutcome, readCallbackAddress } from "./connect-outcome.js";
 import { ProviderForm } from "./provider-form.js";
-
-/** The outcome of a Connect, as the callback put it in the address (the page is where the provider sends the operator back). */
-function callbackResult(): { connected?: string; account?: string; error?: ApiError } {
-  const q = new URLSearchParams(location.search);
-  if (q.get("error")) return { error: new ApiError(400, q.get("error")!, q.get("message") ?? "The connection failed.", q.get("hint") ?? undefined) };
-  return q.get("connected") ? { connected: q.get("connected")!, account: q.get("account") ?? "" } : {};
-}
 
 /** Accounts connected by OAuth, per team: Connect, Reconnect, Disconnect, browse; and the providers' settings. */
 export function ConnectionsPage() {
-  const [result] = useState(callbackResult);
+  const [fromAddress] = useState(() => readCallbackAddress(location.search));
   const providers = useLoad(() => api<{ redirectUri: string; providers: ProviderSettings[] }>("GET", "/api/oauth/providers"));
   const connections = useLoad(() => api<{ connections: Connection[] }>("GET", "/api/connections"));
   const teams = useLoad(() => api<{ teams: Team[] }>("GET", "/api/teams"));
@@ -29,6 +23,7 @@ export function ConnectionsPage() {
   const [browsing, setBrowsing] = useState<{ connection: Connection; items?: Array<{ name: string; url?: string; spaceKey?: string }> }>();
   const chosenTeam = team || teams.data?.teams[0]?.name || "";
   const configured = providers.data?.providers.filter((p) => p.clientId && p.clientSecretSet) ?? [];
+  const providerNames = providers.data ? new Map(providers.data.providers.map((p) => [p.kind, p.name])) : providers.error ? new Map<string, string>() : undefined;
 
   const connect = async (kind: string, teamName: string) => {
     setError(undefined);
@@ -43,15 +38,8 @@ export function ConnectionsPage() {
   return (
     <section>
       <h1>Connections</h1>
-      <div aria-live="polite">
-        {result.connected && (
-          <p class="success" data-testid="connected">
-            Connected {result.account} ({result.connected}).
-          </p>
-        )}
-        {notice && <p class="success">{notice}</p>}
-      </div>
-      <ErrorMessage error={result.error} />
+      <ConnectOutcome from={fromAddress} providerNames={providerNames} />
+      <div aria-live="polite">{notice && <p class="success">{notice}</p>}</div>
       <ErrorMessage error={error ?? connections.error ?? providers.error} />
 
       <div class="panel">

@@ -61,15 +61,19 @@ export function RestorePage() {
 }
 
 function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; onPreview: (p: ArchivePreview, keys: Keys) => void }) {
-  const wanted = new URLSearchParams(location.search).get("archive") ?? "";
   const archives = useLoad(() => api<{ destination: string; archives: Archive[] }>("GET", "/api/backups"));
-  const [name, setName] = useState(wanted);
+  const [name, setName] = useState("");
   const [file, setFile] = useState<File | null>(null);
   const [keys, setKeys] = useState<Keys>({ identity: "", passphrase: "" });
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState<string | null>(null);
   useEffect(() => {
-    if (!name && archives.data?.archives[0]) setName(archives.data.archives[0].name);
+    const listed = archives.data?.archives ?? [];
+    // The Backups page links here with ?archive=NAME. The address is anyone's to write: a name is taken from it
+    // only when it is one of the listed archives, so that it cannot make the page ask for (and then show back)
+    // a name of its choosing.
+    const wanted = new URLSearchParams(location.search).get("archive");
+    if (!name && listed[0]) setName(listed.find((a) => a.name === wanted)?.name ?? listed[0].name);
   }, [archives.data]);
   const encrypted = name.endsWith(".age") || (file?.name.endsWith(".age") ?? false);
 
