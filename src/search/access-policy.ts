@@ -1,6 +1,7 @@
 import { LdsError } from "../errors.js";
 import type { AccessPolicy, SourceType } from "../store/accounts.js";
-import { libraryPatternProblem, libraryPatternSet, starCount } from "./library-pattern.js";
+import { libraryPatternSet } from "./library-pattern.js";
+import { libraryPatternProblem, starCount } from "./library-pattern-rules.js";
 
 export type { AccessPolicy, SourceType };
 

@@ -3,15 +3,16 @@
  *
  * Grammar: `/` then segments separated by `/`. A segment is `**` (any number of whole segments, none included) or
  * literal characters and `*` (any run of characters within the segment, none included). There is no `?`, no
- * character class, no brace, no negation: those characters are refused (libraryPatternProblem).
+ * character class, no brace, no negation: those characters are refused (library-pattern-rules.ts).
  *
- * Cost, by construction (no regular expression, no recursion):
- * - One segment against one id segment t: the text between the `*`s is found leftmost, first to last, each with
- *   Knuth-Morris-Pratt over the part of t not yet used: at most 3·|t| + (number of `*`) + 2 steps.
- * - Segments without `**`: one segment against one id segment, in order: linear in |id| + |pattern|.
- * - With `**`: the runs of segments between `**`s are placed leftmost, first to last; a run is tried at each id
- *   segment in turn, so each (id segment, pattern segment) pair is compared at most once: at most
- *   O(|id| · |pattern|) steps, and for library ids (at most 9 segments) at most 9 · O(|id| + |pattern|).
+ * Cost, by construction (no regular expression, no recursion), counted in StepMeter steps:
+ * - One segment against one id segment t: the texts between the `*`s are found leftmost, first to last, each with
+ *   Knuth-Morris-Pratt over the part of t not yet used: at most 3·|t| + (number of `*`) + 1 steps.
+ * - A pattern without `**`: its segments against the id's, in order: at most 4·(|id| + |pattern| + 1), linear.
+ * - With `**`: the runs of segments between `**`s are placed leftmost, first to last, a run tried at each id
+ *   segment in turn; each (id segment, pattern segment) pair is compared at most once, so at most
+ *   4·(S + 1)·(|id| + |pattern| + 1) steps, S the id's segment count: O(|id|·|pattern|) in general, and a small
+ *   multiple of |id| + |pattern| for library ids (under ten segments).
  * Leftmost placement is enough because `*` and `**` absorb whatever lies between two placed runs.
  */
 
@@ -46,20 +47,18 @@ export interface CompiledLibraryPattern {
   never: boolean;
 }
 
-/** Bounds of one pattern (the whole policy's are in access-policy.ts). */
-export const MAX_PATTERN_LENGTH = 256;
-export const MAX_STARS_PER_PATTERN = 32;
-
-const GLOBSTAR = "**";
+export const GLOBSTAR = "**";
 const ANY_SEGMENT = "*";
 const NO_METER: StepMeter = { steps: 0 };
 
 /**
- * A pattern compiled for matching. Never throws: patterns saved before 0.7.11 were only checked against a looser
+ * A pattern compiled for matching. Never throws: patterns saved by 0.7.10 and earlier were checked against a looser
  * grammar, and keep the meaning picomatch ({dot: true}) gave them on library ids (ids have 2 or more non-empty
  * segments, none of them `.` or `..`): a run of `*` within a segment is one `*`; consecutive `**` are one; a
  * leading `/**` followed by more segments, or a last `/**` right after a segment ending in `*`, stood for one
- * segment or more; an empty segment matched no id. libraryPatternProblem refuses those forms in new policies.
+ * segment or more; an empty segment matched no id. library-pattern-rules.ts refuses those forms in new policies.
+ * One deliberate difference: after a run of three `*`, picomatch stopped escaping `.` (any character, `/` included);
+ * here `.` is always a `.`.
  */
 export function compileLibraryPattern(source: string): CompiledLibraryPattern {
   const segments = source.startsWith("/") ? collapseGlobstars(source.slice(1).split("/")) : [""];
@@ -83,40 +82,6 @@ export function compileLibraryPattern(source: string): CompiledLibraryPattern {
     firstLiteral: first?.literal ? first.head : null,
     never,
   };
-}
-
-/**
- * Why a pattern may not be saved in a policy, as the end of a sentence ("... is not a library id pattern: it <why>"),
- * or null. Refused besides bad characters and the bounds: forms that never match an id (empty, `.` or `..`
- * segments), `**` inside a segment, and the two forms whose meaning under 0.7.10's picomatch was not "any number of
- * segments" (see compileLibraryPattern), so that every pattern accepted now means what it meant then.
- */
-export function libraryPatternProblem(pattern: string): string | null {
-  if (pattern.length > MAX_PATTERN_LENGTH) return `is longer than ${MAX_PATTERN_LENGTH} characters`;
-  if (!pattern.startsWith("/")) return "does not start with /";
-  if (!/^[A-Za-z0-9._:~*\/-]+$/.test(pattern)) return "has a character other than letters, digits, . _ - : ~ / and * (there is no ?, [...] or {...})";
-  if (starCount(pattern) > MAX_STARS_PER_PATTERN) return `has more than ${MAX_STARS_PER_PATTERN} "*"`;
-  const segments = pattern.slice(1).split("/");
-  if (segments.includes("")) return "has an empty segment (// or a / at the end)";
-  if (segments.some((s) => s === "." || s === "..")) return "has a . or .. segment";
-  if (segments.some((s) => s.includes(GLOBSTAR) && s !== GLOBSTAR)) return 'has "**" inside a segment: "**" stands alone between slashes, "*" matches within a segment';
-  const collapsed = collapseGlobstars(segments);
-  if (collapsed[0] === GLOBSTAR && collapsed.length > 2) {
-    return `starts with "/**/" before more than one segment, which matched one segment or more until 0.7.10: write "/*/**/${collapsed.slice(1).join("/")}" for that, and add "/${collapsed.slice(1).join("/")}" for none`;
-  }
-  const last = collapsed.length - 1;
-  if (last > 0 && collapsed[last] === GLOBSTAR && collapsed[last - 1]!.endsWith("*")) {
-    const before = "/" + collapsed.slice(0, last).join("/");
-    return `ends with "/**" right after a "*", which matched one segment or more until 0.7.10: write "${before}/**/*" for that, and add "${before}" for none`;
-  }
-  return null;
-}
-
-/** The number of `*` in a pattern (`**` counts two). */
-export function starCount(pattern: string): number {
-  let n = 0;
-  for (const c of pattern) if (c === "*") n++;
-  return n;
 }
 
 /** Whether a library id matches a compiled pattern. */
@@ -231,6 +196,7 @@ export function libraryPatternSet(patterns: readonly string[]): (id: string) => 
   };
 }
 
-function collapseGlobstars(segments: string[]): string[] {
+/** Segments with each run of consecutive `**` made one (they mean the same). */
+export function collapseGlobstars(segments: string[]): string[] {
   return segments.filter((s, i) => !(s === GLOBSTAR && segments[i - 1] === GLOBSTAR));
 }
