@@ -1,13 +1,15 @@
-import picomatch from "picomatch";
 import { LdsError } from "../errors.js";
 import type { AccessPolicy, SourceType } from "../store/accounts.js";
+import { libraryPatternSet } from "./library-pattern.js";
+import { libraryPatternProblem, starCount } from "./library-pattern-rules.js";
 
 export type { AccessPolicy, SourceType };
 
 /**
  * A team's access policy (GET/PATCH /v2/policies, `lds teams restrict`): which source types and which libraries its
  * keys may use, enforced by search, context, MCP and refresh. Library patterns are globs over library ids:
- * `*` within one segment, `**` across segments (`/acme/*`, `/team-3/**`, `/vercel/next.js`).
+ * `*` within one segment, `**` across segments (`/acme/*`, `/~team-3/**`, `/vercel/next.js`), matched without
+ * backtracking (library-pattern.ts: linear per segment, bounded by pattern x id overall).
  * - `sourceTypes`: the kinds of source allowed ("git", "wiki").
  * - `libraries.allow`: null allows every library; a list allows only matching ones (an empty list: none).
  * - `libraries.deny`: matching libraries are refused even when allowed.
@@ -17,19 +19,29 @@ export const SOURCE_TYPES: readonly SourceType[] = ["git", "wiki"];
 export const OPEN_POLICY: AccessPolicy = { sourceTypes: [...SOURCE_TYPES], libraries: { allow: null, deny: [] } };
 
 const MAX_PATTERNS = 500;
-const PATTERN = /^\/[A-Za-z0-9._:*\/-]{1,255}$/;
+/** Bounds the work of one request: each `*` can cost a scan of a library id segment, per library checked. */
+const MAX_STARS_PER_POLICY = 1000;
 
 /** Whether a policy narrows anything (search results then carry searchFilterApplied: true). */
 export function isRestrictive(policy: AccessPolicy): boolean {
   return policy.sourceTypes.length < SOURCE_TYPES.length || policy.libraries.allow !== null || policy.libraries.deny.length > 0;
 }
 
-/** A matcher of libraries, compiled once per request. */
+/**
+ * A matcher of libraries, made once per request and compiled on its first use (most requests never ask): every
+ * reader of a policy (search, context, MCP, refresh, submissions, metrics, the policy's own library count) goes
+ * through it.
+ */
 export function policyMatcher(policy: AccessPolicy): (library: { id: string; source: string }) => boolean {
-  const glob = (patterns: string[]) => (patterns.length ? picomatch(patterns, { dot: true }) : () => false);
-  const allowed = policy.libraries.allow === null ? () => true : glob(policy.libraries.allow);
-  const denied = glob(policy.libraries.deny);
-  return (library) => (policy.sourceTypes as string[]).includes(library.source) && allowed(library.id) && !denied(library.id);
+  let compiled: { allowed: (id: string) => boolean; denied: (id: string) => boolean } | undefined;
+  return (library) => {
+    if (!(policy.sourceTypes as string[]).includes(library.source)) return false;
+    compiled ??= {
+      allowed: policy.libraries.allow === null ? () => true : libraryPatternSet(policy.libraries.allow),
+      denied: libraryPatternSet(policy.libraries.deny),
+    };
+    return compiled.allowed(library.id) && !compiled.denied(library.id);
+  };
 }
 
 /** A PATCH body applied to a policy: the fields it names replace the current ones; anything malformed is a 400. */
@@ -48,14 +60,18 @@ export function patchPolicy(current: AccessPolicy, body: unknown): AccessPolicy 
     unknownKeys(body.libraries, ["allow", "deny"], "libraries.");
     if (body.libraries.allow !== undefined) next.libraries.allow = body.libraries.allow === null ? null : patterns(body.libraries.allow, "libraries.allow");
     if (body.libraries.deny !== undefined) next.libraries.deny = patterns(body.libraries.deny, "libraries.deny");
+    const stars = [...(next.libraries.allow ?? []), ...next.libraries.deny].reduce((n, p) => n + starCount(p), 0);
+    if (stars > MAX_STARS_PER_POLICY) throw invalid(`its patterns have ${stars} "*" in all, more than ${MAX_STARS_PER_POLICY} (allow and deny together)`);
   }
   return next;
 }
 
 function patterns(value: unknown, field: string): string[] {
   if (!Array.isArray(value) || value.length > MAX_PATTERNS) throw invalid(`${field} must be a list of at most ${MAX_PATTERNS} library id patterns${field.endsWith("allow") ? " (or null for all)" : ""}`);
-  const bad = value.find((p) => typeof p !== "string" || !PATTERN.test(p) || p.includes("/.."));
-  if (bad !== undefined) throw invalid(`${field}: ${JSON.stringify(bad).slice(0, 80)} is not a library id pattern such as /owner/repo, /owner/* or /team-3/**`);
+  for (const p of value) {
+    const problem = typeof p === "string" ? libraryPatternProblem(p) : "is not a string";
+    if (problem !== null) throw invalid(`${field}: ${quote(p)} is not a library id pattern such as /owner/repo, /owner/* or /~team-3/**: it ${problem}`);
+  }
   return [...new Set(value as string[])];
 }
 
@@ -63,6 +79,12 @@ function unknownKeys(value: Record<string, unknown>, known: string[], prefix: st
   const extra = Object.keys(value).find((k) => !known.includes(k));
   if (extra !== undefined) throw invalid(`${prefix}${extra.slice(0, 40)} is not a policy field (${known.map((k) => prefix + k).join(", ")})`);
 }
+
+/** A pattern as the message shows it: JSON, at most 80 characters of it. */
+const quote = (p: unknown) => {
+  const json = JSON.stringify(p) ?? String(p);
+  return json.length > 80 ? `${json.slice(0, 77)}..."` : json;
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
