@@ -66,8 +66,10 @@ export async function submitRepository(ctx: SubmissionContext, body: RepositoryS
   const libraryId = gitLibraryId(repo, { defaultHost: policy.defaultHost, privateTeamId: body.private ? caller.teamId : undefined });
   if (!access.mayUse({ id: libraryId, source: "git" })) throw accessDenied(libraryId);
   const taken = await store.libraries.find(libraryId);
-  // Taken by another source (another host's repository before ids named hosts, or another team's private library
-  // of 0.3.0): refused, naming the other source only when the caller may see that library.
+  // Taken by another source (another host's repository before ids named hosts): refused, naming the other source.
+  // Private ids are in their team's reserved namespace (/~team-<N>/...), so a library the caller cannot see holds
+  // such an id only in a volume of 0.3.0 (a private id without a scope whose team was removed since): the answer
+  // then names no source.
   if (taken) throw sourceConflict(libraryId, repo, access.canSee(taken) ? taken : undefined);
   const options = { skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, branch: body.branch };
   const library = {

@@ -367,6 +367,11 @@ export const MIGRATIONS: readonly Migration[] = [
         FROM libraries
         WHERE private = 1 AND team_id IS NOT NULL AND substr(id, 1, 2) <> '/~'
         ORDER BY substr(id, 1, length('/team-' || team_id || '/')) = '/team-' || team_id || '/' DESC, id;
+      -- A private library whose team was removed (team_id NULL, visible to nobody) leaves the public namespace too.
+      INSERT OR IGNORE INTO library_redirects (old_id, new_id, team_id)
+        SELECT id, '/~' || substr(id, 2), NULL FROM libraries
+        WHERE private = 1 AND team_id IS NULL AND id GLOB '/team-[0-9]*/*'
+          AND substr(id, 7, instr(substr(id, 7), '/') - 1) NOT GLOB '*[^0-9]*';
       -- Children first, the libraries last, in one transaction: the foreign keys are checked at its end.
       PRAGMA defer_foreign_keys = ON;
       -- Only the id changes, not the text: the full-text index needs no update (its trigger is set aside meanwhile).

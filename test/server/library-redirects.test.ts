@@ -42,6 +42,8 @@ function schema12Volume(gitBase: string): void {
   snippet.run("/team-2/acme/old", "Rotating keys", "Rotate the ledger keys with ledger rotate --all before each release of the service.", "docs/keys.md#rotating-keys");
   library.run("/acme/legacy", "legacy", `https://git.example.com/acme/legacy.git`, "git.example.com/acme/legacy");
   snippet.run("/acme/legacy", "Legacy keys", "Rotate the legacy keys by hand with legacy-rotate, one at a time.", "docs/legacy.md#legacy-keys");
+  // A private library whose team was removed: out of the public namespace too, though nobody can see it.
+  db.prepare("INSERT INTO libraries (id, team_id, title, source, source_url, source_key, private, state) VALUES ('/team-5/acme/gone', NULL, 'gone', 'git', 'https://git.example.com/acme/gone.git', 'git.example.com/acme/gone', 1, 'finalized')").run();
   db.prepare("INSERT INTO library_usage (library_id, day, dimension, name, count) VALUES ('/team-2/acme/old', ?, 'client', 'api', 3)").run(new Date().toISOString().slice(0, 10));
   db.prepare("INSERT INTO settings (key, value) VALUES ('library.options:/team-2/acme/old', '{\"branch\":\"main\"}')").run();
   db.close();
@@ -92,10 +94,11 @@ describe("private ids of schema 12, migrated", () => {
   it("moves every record of a private library to /~team-<N>/..., and its team's policy patterns with it", () => {
     const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
     try {
-      expect(db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all()).toEqual(["/~team-2/acme/legacy", "/~team-2/acme/old"]);
+      expect(db.prepare("SELECT id FROM libraries ORDER BY id").pluck().all()).toEqual(["/~team-2/acme/legacy", "/~team-2/acme/old", "/~team-5/acme/gone"]);
       expect(db.prepare("SELECT old_id, new_id FROM library_redirects ORDER BY old_id").all()).toEqual([
         { old_id: "/acme/legacy", new_id: "/~team-2/acme/legacy" },
         { old_id: "/team-2/acme/old", new_id: "/~team-2/acme/old" },
+        { old_id: "/team-5/acme/gone", new_id: "/~team-5/acme/gone" },
       ]);
       for (const table of ["snippets", "library_usage"]) {
         expect(db.prepare(`SELECT DISTINCT library_id FROM ${table} ORDER BY 1`).pluck().all(), table).not.toContain("/team-2/acme/old");
