@@ -174,10 +174,10 @@ describe("ids LDS creates are accepted back", () => {
     const submitted = await call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true, gitToken: TOKEN }, keys.b);
     expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
     const id: string = submitted.json.libraryName;
-    expect(id).toBe(`/~team-2/${new URL(otherGit.base).host}/acme/ported`);
     expect(await processed(id)).toBe("finalized");
     const answer = await context(id, keys.b);
     expect(answer.status, answer.text).toBe(200);
+    expect(id).toBe(`/~team-2/${new URL(otherGit.base).host}/acme/ported`);
     expect(answer.text).toContain(GENUINE);
     expect((await context(`${id}@main`, keys.b)).json.error).toBe("tag_not_found");
     const mcp = await queryDocs(id, keys.b);
@@ -191,10 +191,10 @@ describe("ids LDS creates are accepted back", () => {
     const submitted = await call("/v2/add/wiki", body, keys.b);
     expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
     const id: string = submitted.json.libraryName;
-    expect(id).toBe("/~team-2/wiki/~jdoe");
     expect(await processed(id)).toBe("finalized");
     const answer = await context(id, keys.b);
     expect(answer.status, answer.text).toBe(200);
+    expect(id).toBe("/~team-2/wiki/~jdoe");
     expect(answer.text).toContain("signed pipeline");
     expect((await queryDocs(id, keys.b)).text).toContain("signed pipeline");
   });
