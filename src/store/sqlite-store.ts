@@ -40,7 +40,6 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       find: on(libraries.findLibrary),
       list: on(libraries.listLibraries),
       bySource: on(libraries.librariesBySource),
-      existing: on(libraries.existingLibraries),
       redirect: on(libraryRedirect),
       create: on(libraries.insertLibrary),
       createWithJob: sealed(libraries.createLibraryWithJob),

@@ -11,15 +11,19 @@
  * can ever take the form of a private one: the namespaces cannot collide by construction.
  */
 
+/** What the reserved first segment of a private id starts with ('~': in no path segment and no host). */
+const PRIVATE_PREFIX = "~team-";
+const PRIVATE_SCOPE = `${PRIVATE_PREFIX}[1-9][0-9]*`;
+
 /** The reserved first segment of a private library's id: `~team-<N>`. */
 export function privateScope(teamId: number): string {
-  return `~team-${teamId}`;
+  return `${PRIVATE_PREFIX}${teamId}`;
 }
 
 /** The team whose private namespace an id lies in (its first segment is `~team-<N>`), else undefined. */
 export function privateScopeOf(libraryId: string): number | undefined {
-  const match = /^\/~team-([1-9][0-9]*)(?:\/|$)/.exec(libraryId);
-  return match ? Number(match[1]) : undefined;
+  const match = new RegExp(`^/(${PRIVATE_SCOPE})(?:/|$)`).exec(libraryId);
+  return match ? Number(match[1]!.slice(PRIVATE_PREFIX.length)) : undefined;
 }
 
 /** A path segment of a repository (and the characters a version name may use). */
@@ -32,7 +36,7 @@ export const WIKI_KEY = "[A-Za-z0-9_~-]{1,255}";
  * A team scope: the reserved `~team-<N>`, or `team-<N>` of ids created before 0.7.11 (they live on as redirects,
  * and a default-host path may still start with that segment).
  */
-const SCOPE = "(?:~team-[1-9][0-9]*|team-[0-9]{1,12})";
+const SCOPE = `(?:${PRIVATE_SCOPE}|team-[0-9]{1,12})`;
 
 /**
  * A library id, optionally followed by one more path segment (a pinned version: /owner/repo/v1.2), without

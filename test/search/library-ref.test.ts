@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contextAsText } from "../../src/search/context-text.js";
 import { parseLibraryRef } from "../../src/search/library-ref.js";
+import { privateScope, privateScopeOf } from "../../src/util/library-id.js";
 
 describe("library ids as clients send them", () => {
   it("reads /owner/repo, /<source>/<id>, and versions pinned with / or @", () => {
@@ -29,6 +30,12 @@ describe("library ids as clients send them", () => {
       expect(parseLibraryRef(`${id}@v1.2`), id).toEqual([{ libraryId: id, version: "v1.2" }]);
     }
     expect(parseLibraryRef("/~team-2/127.0.0.1:40145/owner/repo/v1")[1]).toEqual({ libraryId: "/~team-2/127.0.0.1:40145/owner/repo", version: "v1" });
+  });
+
+  it("builds and recognises the reserved private namespace, and nothing else as it", () => {
+    expect(privateScope(12)).toBe("~team-12");
+    expect(privateScopeOf(`/${privateScope(12)}/acme/widgets`)).toBe(12);
+    for (const id of ["/team-12/acme/widgets", "/acme/~team-12", "/~team-12x/a", "/~team-0/a/b"]) expect(privateScopeOf(id), id).toBeUndefined();
   });
 
   it("refuses anything else with invalid_library_id", () => {
