@@ -41,9 +41,9 @@ const SCOPE = `(?:${PRIVATE_SCOPE}|team-[0-9]{1,12})`;
 /**
  * A library id, optionally followed by one more path segment (a pinned version: /owner/repo/v1.2), without
  * anchors: a repository's id (scope, host or owner, path) or a wiki space's. The host position is the only one
- * that may carry a port.
+ * that may carry a port (and an owner there may hold '_', which no accepted host does).
  */
-export const LIBRARY_ID_SOURCE = `/(?:${SCOPE}/wiki/${WIKI_KEY}|(?:${SCOPE}/)?${HOST}(?:/${PATH_SEGMENT}){1,7})`;
+export const LIBRARY_ID_SOURCE = `/(?:${SCOPE}/wiki/${WIKI_KEY}|(?:${SCOPE}/)?(?:${HOST}|${PATH_SEGMENT})(?:/${PATH_SEGMENT}){1,7})`;
 
 const WHOLE_ID = new RegExp(`^${LIBRARY_ID_SOURCE}$`);
 

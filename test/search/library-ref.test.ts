@@ -25,6 +25,8 @@ describe("library ids as clients send them", () => {
       "/team-2/127.0.0.1:40145/owner/repo",
       "/team-2/wiki/~jdoe",
       "/git.example.com:8443/a/b/c/d/e/f",
+      "/my_org/my_repo.js",
+      "/~team-2/my_org/my_repo",
     ]) {
       expect(parseLibraryRef(id)[0], id).toEqual({ libraryId: id, version: "" });
       expect(parseLibraryRef(`${id}@v1.2`), id).toEqual([{ libraryId: id, version: "v1.2" }]);
@@ -42,7 +44,7 @@ describe("library ids as clients send them", () => {
     for (const bad of [
       "react", "/react", "//x/y", "/a/b/c/d/e/f/g/h/i", "/a/b@", "../../etc/passwd", "/a/../b", "/a/b c", "/a:b/c:d", "x".repeat(600),
       // '~' only as the reserved scope (and in a wiki key); a port only on a host.
-      "/~acme/widgets", "/acme/~widgets", "/~team-0/a/b", "/~team-2/a/b:1", "/a/b:80/c", "/~team-2/wiki/eng/~x", "/acme/wiki/~jdoe",
+      "/~acme/widgets", "/acme/~widgets", "/~team-0/a/b", "/~team-2/a/b:1", "/a/b:80/c", "/~team-2/wiki/eng/~x", "/acme/wiki/~jdoe", "/my_host:80/a/b",
     ]) {
       expect(() => parseLibraryRef(bad), bad).toThrow(expect.objectContaining({ code: "invalid_library_id" }));
     }
