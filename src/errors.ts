@@ -41,6 +41,7 @@ const TABLE = {
   access_denied: { status: 403, exit: EXIT.forbidden, summary: "library not in the caller's allowed libraries" },
   forbidden: { status: 403, exit: EXIT.forbidden, summary: "caller's role or plan does not allow this" },
   library_not_found: { status: 404, exit: EXIT.notFound, summary: "library not found or no access" },
+  library_redirected: { status: 301, exit: EXIT.notFound, summary: "the library has a new id: ask for redirectUrl" },
   tag_not_found: { status: 404, exit: EXIT.notFound, summary: "version tag not found for the library" },
   branch_not_found: { status: 404, exit: EXIT.notFound, summary: "branch not added to the library" },
   no_snippets_found: { status: 404, exit: EXIT.notFound, summary: "no documentation snippets could be fetched" },

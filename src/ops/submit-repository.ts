@@ -9,6 +9,7 @@ import { servedBranch, type Store } from "../store/store.js";
 import { checkVersionName } from "./version-name.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
+import { privateScopeOf } from "../util/library-id.js";
 
 export interface RepositorySubmission {
   docsRepoUrl: string;
@@ -64,10 +65,14 @@ export async function submitRepository(ctx: SubmissionContext, body: RepositoryS
   }
   if (bySource) return body.branch !== undefined && body.branch !== (await trackedBranch(store, bySource)) ? addBranch(ctx, bySource, body) : resubmit(ctx, bySource, body);
   const libraryId = gitLibraryId(repo, { defaultHost: policy.defaultHost, privateTeamId: body.private ? caller.teamId : undefined });
+  // By construction (git-url.ts): a public id is never in a team's namespace, a private one only in the caller's.
+  if (privateScopeOf(libraryId) !== (body.private ? caller.teamId : undefined)) throw new Error(`library id ${libraryId} is outside its namespace`);
   if (!access.mayUse({ id: libraryId, source: "git" })) throw accessDenied(libraryId);
   const taken = await store.libraries.find(libraryId);
-  // Taken by another source (another host's repository before ids named hosts, or another team's private library
-  // of 0.3.0): refused, naming the other source only when the caller may see that library.
+  // Taken by another source (another host's repository before ids named hosts): refused, naming the other source.
+  // Private ids are in their team's reserved namespace (/~team-<N>/...), so a library the caller cannot see holds
+  // such an id only in a volume of 0.3.0 (a private id without a scope whose team was removed since): the answer
+  // then names no source.
   if (taken) throw sourceConflict(libraryId, repo, access.canSee(taken) ? taken : undefined);
   const options = { skipVersionFiltering: body.skipVersionFiltering, generateDocs: body.generateDocs, branch: body.branch };
   const library = {

@@ -5,6 +5,7 @@ import type { WikiJobPayload } from "../store/jobs.js";
 import { normaliseSiteUrl } from "../store/store.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
+import { privateScope } from "../util/library-id.js";
 
 export interface WikiSubmission {
   cloudId: string;
@@ -19,7 +20,7 @@ export interface WikiSubmission {
 
 /**
  * Submit a wiki space (POST /v2/add/wiki) through the team's connected wiki account. Wiki libraries are private to
- * their team, so their id is scoped to it (/team-<id>/wiki/<space>): two teams' ENG spaces never collide, and no
+ * their team, so their id is in its reserved namespace (/~team-<id>/wiki/<space>): two teams' ENG spaces never collide, and no
  * answer tells a team what another has indexed.
  */
 export async function submitWikiSpace(volume: OpenVolume, caller: Caller, body: WikiSubmission): Promise<{ libraryName: string; message: string }> {
@@ -34,7 +35,7 @@ export async function submitWikiSpace(volume: OpenVolume, caller: Caller, body: 
   if (normaliseSiteUrl(body.siteUrl) !== connection.siteUrl) {
     throw new LdsError("validation_error", `siteUrl ${body.siteUrl} is not the site of the connected wiki account.`);
   }
-  const libraryId = `/team-${caller.teamId}/wiki/${body.spaceKey.toLowerCase()}`;
+  const libraryId = `/${privateScope(caller.teamId)}/wiki/${body.spaceKey.toLowerCase()}`;
   if (!(await callerAccess(store, caller)).mayUse({ id: libraryId, source: "wiki" })) throw accessDenied(libraryId);
   if (await store.libraries.find(libraryId)) {
     throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it: ${action("library.refresh", { libraryName: libraryId })}.` });

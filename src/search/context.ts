@@ -1,8 +1,9 @@
 import { LdsError } from "../errors.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { estimateTokens } from "../indexing/snippet.js";
-import { accessDenied, libraryNotFound, type LibraryAccess } from "./library-access.js";
-import { resolveLibraryRef, type LibraryRef } from "./library-ref.js";
+import { accessDenied, type LibraryAccess } from "./library-access.js";
+import type { LibraryRef } from "./library-ref.js";
+import { findVisibleLibrary } from "./visible-library.js";
 import type { StoredSnippet } from "../store/snippets.js";
 import { rankSnippetsWithFallback, type RankingMethod } from "./rank-snippets.js";
 import { action } from "../hints.js";
@@ -60,9 +61,8 @@ export interface ContextRequest {
  */
 export async function buildContext(volume: OpenVolume, access: LibraryAccess, request: ContextRequest): Promise<ContextAnswer> {
   const { store } = volume;
-  const ref = await resolveLibraryRef(request.libraryId, (ids) => store.libraries.existing(ids));
-  const library = await store.libraries.find(ref.libraryId);
-  if (!library || !access.canSee(library)) throw libraryNotFound(ref.libraryId);
+  // Only libraries this reader may see are candidates: another team's private library changes no answer.
+  const { ref, library } = await findVisibleLibrary(store, access, request.libraryId);
   if (!access.mayUse(library)) throw accessDenied(library.id);
   if (ref.version) await checkVersion(volume, ref);
   const { ids, fallback } = await rankSnippetsWithFallback(volume, ref, request.query, request.method);

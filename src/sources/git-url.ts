@@ -1,6 +1,7 @@
 import { DEFAULT_GIT_HOST, type GitUrlPolicy } from "../config/git-settings.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
+import { HOST, privateScope } from "../util/library-id.js";
 
 
 export interface RepositoryUrl {
@@ -15,6 +16,7 @@ export interface RepositoryUrl {
 
 const SEGMENT = /^[A-Za-z0-9._-]{1,100}$/;
 const MAX_SEGMENTS = 6;
+const HOST_NAME = new RegExp(`^${HOST}$`);
 
 /**
  * Check a repository URL before any process sees it: https only (or an allow-listed internal host), no embedded
@@ -30,6 +32,11 @@ export function checkRepositoryUrl(raw: string, policy: GitUrlPolicy = {}): Repo
   }
   if (url.username || url.password) throw invalid("the URL holds credentials; pass the token as gitToken instead");
   const host = url.host.toLowerCase();
+  // The host becomes the first segment of a library id: only the characters the id grammar gives a host (the URL
+  // parser also accepts '~', '_', '!' and more in a host name; an id must never take the private /~team-N form).
+  if (!HOST_NAME.test(host)) {
+    throw invalid(`the host "${host.slice(0, 100)}" is not supported: a host name of letters, digits, '.' and '-' (with an optional :port) is required${host.startsWith("[") ? ", not an IPv6 address" : ""}`);
+  }
   const internal = policy.allowHttpHosts?.map((h) => h.toLowerCase()).includes(host) ?? false;
   if (url.protocol === "http:" && !internal) {
     throw invalid(`plain http is accepted only for the internal hosts an operator allows (got http://${host})`, true);
@@ -45,13 +52,14 @@ export function checkRepositoryUrl(raw: string, policy: GitUrlPolicy = {}): Repo
 
 /**
  * The library id of a repository (docs/api.md, "Library ids"): /owner/repo on the default host, /<host>/<path> on
- * any other. A private library is scoped to its team (/team-<id>/...): two teams may index the same private
- * repository, and no answer tells one team what another has indexed.
+ * any other. A private library is scoped to its team under the reserved prefix (/~team-<id>/..., which no path or
+ * host can produce): two teams may index the same private repository, no answer tells one team what another has
+ * indexed, and no public submission can create an id in a team's namespace.
  */
 export function gitLibraryId(repository: RepositoryUrl, options: { defaultHost?: string; privateTeamId?: number }): string {
   const defaultHost = (options.defaultHost ?? DEFAULT_GIT_HOST).toLowerCase();
   const segments = repository.host === defaultHost ? repository.path : [repository.host, ...repository.path];
-  const scope = options.privateTeamId === undefined ? [] : [`team-${options.privateTeamId}`];
+  const scope = options.privateTeamId === undefined ? [] : [privateScope(options.privateTeamId)];
   return "/" + [...scope, ...segments].join("/");
 }
 

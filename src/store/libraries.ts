@@ -107,12 +107,6 @@ export function setLibraryState(db: Database.Database, libraryId: string, state:
   db.prepare("UPDATE libraries SET state = ?, state_reason = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(state, reason, libraryId);
 }
 
-/** Which of these ids are libraries (a client's id has at most two readings). */
-export function existingLibraries(db: Database.Database, ids: string[]): Set<string> {
-  const statement = db.prepare("SELECT 1 FROM libraries WHERE id = ?");
-  return new Set(ids.filter((id) => statement.get(id) !== undefined));
-}
-
 /** A new library with the options it was submitted with and its first job, all or nothing. */
 export function createLibraryWithJob(db: Database.Database, key: Buffer, library: NewLibrary, options: LibraryOptions | null, payload: JobPayload, token?: string): void {
   db.transaction(() => {

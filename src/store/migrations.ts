@@ -338,6 +338,73 @@ export const MIGRATIONS: readonly Migration[] = [
       WHERE state = 'live';
     `,
   },
+  {
+    version: 13,
+    name: "private-library-namespace",
+    sql: `
+      -- Private libraries move to the reserved namespace /~team-<N>/... (src/util/library-id.ts): '~' is in no git
+      -- path segment and no accepted host, so a public submission can no longer create an id of a team's form
+      -- (/team-<N>/... was reachable by any repository under a group named team-<N> on the default host).
+      -- Each rename is kept as a redirect: the owning team's clients asking for the old id get 301
+      -- library_redirected with the new one. The vectors (vectors.db, partitioned by library id) follow when the
+      -- volume is next opened: vectors_moved records that they did.
+      CREATE TABLE library_redirects (
+        old_id TEXT PRIMARY KEY,
+        new_id TEXT NOT NULL,
+        team_id INTEGER REFERENCES teams(id) ON DELETE CASCADE,
+        vectors_moved INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      CREATE UNIQUE INDEX library_redirects_by_new_id ON library_redirects(new_id);
+      -- /team-<N>/rest becomes /~team-<N>/rest; a 0.3.0 private id without a scope (/owner/repo) gets the prefix.
+      -- Should two libraries of a team land on one new id (a 0.3.0 /a/b and a later /team-<N>/a/b from another
+      -- host), the scoped one is renamed and the other keeps its id (OR IGNORE on the unique new id).
+      INSERT OR IGNORE INTO library_redirects (old_id, new_id, team_id)
+        SELECT id, '/~team-' || team_id || '/' ||
+                 CASE WHEN substr(id, 1, length('/team-' || team_id || '/')) = '/team-' || team_id || '/'
+                      THEN substr(id, length('/team-' || team_id || '/') + 1) ELSE substr(id, 2) END,
+               team_id
+        FROM libraries
+        WHERE private = 1 AND team_id IS NOT NULL AND substr(id, 1, 2) <> '/~'
+        ORDER BY substr(id, 1, length('/team-' || team_id || '/')) = '/team-' || team_id || '/' DESC, id;
+      -- A private library whose team was removed (team_id NULL, visible to nobody) leaves the public namespace too.
+      INSERT OR IGNORE INTO library_redirects (old_id, new_id, team_id)
+        SELECT id, '/~' || substr(id, 2), NULL FROM libraries
+        WHERE private = 1 AND team_id IS NULL AND id GLOB '/team-[0-9]*/*'
+          AND substr(id, 7, instr(substr(id, 7), '/') - 1) NOT GLOB '*[^0-9]*';
+      -- Children first, the libraries last, in one transaction: the foreign keys are checked at its end.
+      PRAGMA defer_foreign_keys = ON;
+      -- Only the id changes, not the text: the full-text index needs no update (its trigger is set aside meanwhile).
+      DROP TRIGGER snippets_fts_update;
+      UPDATE snippets SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = snippets.library_id)
+        WHERE library_id IN (SELECT old_id FROM library_redirects);
+      CREATE TRIGGER snippets_fts_update AFTER UPDATE ON snippets BEGIN
+        INSERT INTO snippets_fts (snippets_fts, rowid, title, description, content)
+        VALUES ('delete', old.id, old.title, old.description, old.content);
+        INSERT INTO snippets_fts (rowid, title, description, content)
+        VALUES (new.id, new.title, new.description, new.content);
+      END;
+      UPDATE snippet_batches SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = snippet_batches.library_id)
+        WHERE library_id IN (SELECT old_id FROM library_redirects);
+      UPDATE library_versions SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = library_versions.library_id)
+        WHERE library_id IN (SELECT old_id FROM library_redirects);
+      UPDATE jobs SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = jobs.library_id)
+        WHERE library_id IN (SELECT old_id FROM library_redirects);
+      UPDATE library_usage SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = library_usage.library_id)
+        WHERE library_id IN (SELECT old_id FROM library_redirects);
+      UPDATE team_library_access SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = team_library_access.library_id)
+        WHERE library_id IN (SELECT old_id FROM library_redirects);
+      UPDATE settings SET key = 'library.options:' || (SELECT new_id FROM library_redirects WHERE 'library.options:' || old_id = settings.key)
+        WHERE key IN (SELECT 'library.options:' || old_id FROM library_redirects);
+      UPDATE libraries SET id = (SELECT new_id FROM library_redirects WHERE old_id = libraries.id)
+        WHERE id IN (SELECT old_id FROM library_redirects);
+      -- A team's policy patterns for its own namespace follow it (/team-3/** becomes /~team-3/**).
+      UPDATE teams SET policy = replace(policy, '"/team-' || id || '/', '"/~team-' || id || '/')
+        WHERE policy IS NOT NULL AND instr(policy, '"/team-' || id || '/') > 0;
+      INSERT INTO audit_log (actor, action, subject, details)
+        SELECT 'schema 13', 'library.rename', new_id, json_object('from', old_id, 'to', new_id) FROM library_redirects;
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

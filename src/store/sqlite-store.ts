@@ -7,6 +7,7 @@ import * as connections from "./connections.js";
 import { createFirstTeam } from "./first-team.js";
 import * as jobs from "./jobs.js";
 import * as libraries from "./libraries.js";
+import { libraryRedirect } from "./library-redirects.js";
 import * as oauth from "./oauth.js";
 import * as versions from "./library-versions.js";
 import { schemaVersion } from "./migrate.js";
@@ -39,7 +40,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       find: on(libraries.findLibrary),
       list: on(libraries.listLibraries),
       bySource: on(libraries.librariesBySource),
-      existing: on(libraries.existingLibraries),
+      redirect: on(libraryRedirect),
       create: on(libraries.insertLibrary),
       createWithJob: sealed(libraries.createLibraryWithJob),
       queueJob: sealed(libraries.queueLibraryJob),

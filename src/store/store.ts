@@ -25,8 +25,8 @@ export interface LibraryStore {
   list(): Promise<LibraryRow[]>;
   /** The libraries indexed from one source (a repository's host and path), whatever their ids. */
   bySource(sourceKey: string): Promise<LibraryRow[]>;
-  /** Which of these ids are libraries (resolving the readings of a client's library id in one query). */
-  existing(ids: string[]): Promise<Set<string>>;
+  /** The id a library now has that was once `oldId` (private ids moved to /~team-<N>/... in schema 13), if any. */
+  redirect(oldId: string): Promise<string | undefined>;
   /** A library without a job (an operator's ingestion runs at once); its source is fixed from now on. */
   create(library: NewLibrary): Promise<void>;
   /** A new library with the options it was submitted with and its first job, all or nothing. */

@@ -33,6 +33,11 @@ export interface VectorIndex {
   count(): number;
   /** Whether this snippet has a vector. */
   has(snippetId: number): boolean;
+  /**
+   * Move these snippets' vectors to the partition `rename` gives for their current one (undefined: stay), as
+   * upsert moves them (delete, insert, partition generations advanced): a renamed library's vectors follow it.
+   */
+  repartition(snippetIds: number[], rename: (partition: string) => string | undefined): void;
   /** Drop whatever table is there and create an empty one of this layout and embedder (the start of a rebuild). */
   recreate(): void;
   /** Record that every snippet has its vector again. */
@@ -52,6 +57,11 @@ const LAYOUT = "2";
 export function partitionOf(libraryId: string, version = "", batch = 0): string {
   const base = version ? `${libraryId} ${version}` : libraryId;
   return batch ? `${base} #${batch}` : base;
+}
+
+/** A partition of library `from` (any version or batch) as the same partition of library `to`; else undefined. */
+export function renamedPartition(partition: string, from: string, to: string): string | undefined {
+  return partition === from || partition.startsWith(`${from} `) ? to + partition.slice(from.length) : undefined;
 }
 
 /** The library (and version) of a partition, as an operator names it: "/owner/repo" or "/owner/repo (version v2)". */
@@ -103,11 +113,12 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
       insert: db.prepare("INSERT INTO vec_snippets (snippet_id, partition, embedding) VALUES (?, ?, ?)"),
       del: db.prepare("DELETE FROM vec_snippets WHERE snippet_id = ?"),
       partitionOf: db.prepare("SELECT partition FROM vec_snippets WHERE snippet_id = ?").pluck(),
+      stored: db.prepare("SELECT partition, embedding FROM vec_snippets WHERE snippet_id = ?"),
       knn: db.prepare("SELECT snippet_id, distance FROM vec_snippets WHERE embedding MATCH ? AND k = ? AND partition = ?"),
     };
     return cached;
   };
-  let cached: { insert: Database.Statement; del: Database.Statement; partitionOf: Database.Statement; knn: Database.Statement } | undefined;
+  let cached: { insert: Database.Statement; del: Database.Statement; partitionOf: Database.Statement; stored: Database.Statement; knn: Database.Statement } | undefined;
   /** Delete a snippet's vector if it has one; the partition it was in, which thereby changed. */
   const removeOne = (snippetId: number): string | undefined => {
     const { del, partitionOf } = statements();
@@ -137,6 +148,19 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
     }
     advanceGenerations(db, changed);
   });
+  const repartition = db.transaction((ids: number[], rename: (partition: string) => string | undefined) => {
+    const { insert, del, stored } = statements();
+    const changed = new Set<string>();
+    for (const id of ids) {
+      const row = stored.get(BigInt(id)) as { partition: string; embedding: Buffer } | undefined;
+      const target = row && rename(row.partition);
+      if (!row || target === undefined || target === row.partition) continue;
+      del.run(BigInt(id));
+      insert.run(BigInt(id), target, row.embedding);
+      changed.add(row.partition).add(target);
+    }
+    advanceGenerations(db, changed);
+  });
   return {
     db,
     dimensions: embedder.dimensions,
@@ -150,6 +174,7 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
     // no wait) whenever another connection (the server's snippet writer thread, a command) is writing.
     upsert: (items) => upsert.immediate(items),
     remove: (ids) => remove.immediate(ids),
+    repartition: (ids, rename) => repartition.immediate(ids, rename),
     nearest(vector, k, partition) {
       return (statements().knn.all(asBlob(vector), k, partition) as Array<{ snippet_id: number; distance: number }>).map((row) => ({
         snippetId: Number(row.snippet_id),

@@ -16,7 +16,8 @@ import type { Store } from "../store/store.js";
 import { getSetting, setSetting } from "../store/settings.js";
 import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
 import type { VectorSearch } from "../vectors/knn-worker.js";
-import { openVectorIndex, type VectorIndex } from "../vectors/vector-index.js";
+import { openVectorIndex, renamedPartition, type VectorIndex } from "../vectors/vector-index.js";
+import { librarySnippetIds, markVectorsMoved, redirectsWithVectorsToMove } from "../store/library-redirects.js";
 import { inlineSnippetWriter, type SnippetWriter } from "./snippet-writer.js";
 
 export interface OpenVolume {
@@ -65,6 +66,7 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
       vectors.recreate();
       vectors.markComplete();
     }
+    moveRenamedLibraryVectors(db, vectors);
     const opened = vectors;
     return {
       paths: volume,
@@ -120,4 +122,20 @@ export function ensureDirectory(dir: string): void {
 /** Where an ingestion's writes go: the server's writer thread, or this thread (a command). */
 export function snippetWriterOf(volume: OpenVolume): SnippetWriter {
   return volume.snippetWriter ?? inlineSnippetWriter(volume.store, volume.vectors);
+}
+
+/**
+ * The vectors of libraries renamed by a migration (schema 13: private ids to /~team-<N>/...) follow their library
+ * into its new partitions, a chunk of snippets per transaction; each rename is recorded as done once its vectors
+ * moved, so a crash midway resumes at the next open (moving a vector already moved is a no-op). A stale index is
+ * refilled from the snippets under their new ids anyway: nothing to move.
+ */
+function moveRenamedLibraryVectors(db: Database.Database, vectors: VectorIndex): void {
+  for (const { oldId, newId } of redirectsWithVectorsToMove(db)) {
+    if (!vectors.stale) {
+      const ids = librarySnippetIds(db, newId);
+      for (let i = 0; i < ids.length; i += 1000) vectors.repartition(ids.slice(i, i + 1000), (partition) => renamedPartition(partition, oldId, newId));
+    }
+    markVectorsMoved(db, oldId);
+  }
 }

@@ -40,7 +40,7 @@ describe("git repositories", () => {
     const gitlab = checkRepositoryUrl("https://GitLab.example.com:8443/Group/Sub/Widgets.git");
     expect(gitLibraryId(gitlab, {})).toBe("/gitlab.example.com:8443/Group/Sub/Widgets");
     expect(gitLibraryId(gitlab, { defaultHost: "gitlab.example.com:8443" })).toBe("/Group/Sub/Widgets");
-    expect(gitLibraryId(github, { privateTeamId: 3 })).toBe("/team-3/acme/widgets");
+    expect(gitLibraryId(github, { privateTeamId: 3 })).toBe("/~team-3/acme/widgets");
     for (const bad of ["http://github.com/a/b", "https://user:pw@github.com/a/b", "file:///etc/passwd", "https://github.com/only", "ssh://git@host/a/b", "https://github.com/a/b?x=1", "not a url"]) {
       expect(() => checkRepositoryUrl(bad), bad).toThrow(/Repository URL refused/);
     }

@@ -31,7 +31,7 @@ beforeAll(async () => {
     const r = await fetch(`${server.url}/v2/add/repo/hostb`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
     expect(r.status).toBe(200);
   }
-  await eventually(async () => state("/acme/tidewater") === "finalized" && state("/team-1/acme/ledgerline") === "finalized", 60_000);
+  await eventually(async () => state("/acme/tidewater") === "finalized" && state("/~team-1/acme/ledgerline") === "finalized", 60_000);
 }, 120_000);
 
 afterAll(async () => {
@@ -57,7 +57,7 @@ describe("anonymous reads (LDS_PUBLIC_READ, issue 13)", () => {
     expect(Number(found.headers.get("ratelimit-remaining"))).toBe(7);
     // Another team's private library does not exist for an anonymous reader.
     expect((await anon.get("/v2/libs/search?libraryName=ledgerline")).json.error).toBe("no_libraries_found");
-    const hidden = await anon.get("/v2/context?libraryId=/team-1/acme/ledgerline&query=read%20rows");
+    const hidden = await anon.get("/v2/context?libraryId=/~team-1/acme/ledgerline&query=read%20rows");
     expect(hidden.status).toBe(404);
     expect(hidden.json.error).toBe("library_not_found");
     const docs = await anon.get("/v2/context?libraryId=/acme/tidewater&query=exponential%20backoff");

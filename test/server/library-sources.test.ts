@@ -123,7 +123,7 @@ describe("a team's git connection is pinned to its hosts (issue 11, item 2)", ()
     expect((await w.call("/v2/add/repo/hostb", { docsRepoUrl: elsewhere.url, private: true }, w.keys.proOwner)).status).toBe(403);
     const home = await hostA.createRepo("private", "acme", "home", DOCS);
     expect((await w.call("/v2/add/repo/hostb", { docsRepoUrl: home.url, private: true }, w.keys.proOwner)).status).toBe(200);
-    await eventually(async () => w.library("/team-2/acme/home")?.state === "finalized");
+    await eventually(async () => w.library("/~team-2/acme/home")?.state === "finalized");
     expect(hostB.requests.filter((r) => r.authorized)).toEqual([]);
   });
 });

@@ -65,7 +65,7 @@ beforeAll(async () => {
   }
   await eventually(async () => sql("SELECT state FROM libraries WHERE state = 'finalized'").length === 2, 60_000);
   // A wiki space of team acme (1), as a wiki ingestion leaves it: for the source-type rules.
-  sql("INSERT INTO libraries (id, team_id, title, description, private, source, source_url, state) VALUES ('/team-1/wiki/eng', 1, 'Engineering wiki', 'Tidewater runbooks', 1, 'wiki', 'confluence://c1/ENG', 'finalized')");
+  sql("INSERT INTO libraries (id, team_id, title, description, private, source, source_url, state) VALUES ('/~team-1/wiki/eng', 1, 'Engineering wiki', 'Tidewater runbooks', 1, 'wiki', 'confluence://c1/ENG', 'finalized')");
 }, 120_000);
 
 afterAll(async () => {
@@ -110,7 +110,7 @@ describe("access policies: GET and PATCH /v2/policies (issue 13)", () => {
     expect(denied.json.error).toBe("access_denied");
     // Usage metrics follow the same rule as context (issue 39): a library the policy does not allow is refused,
     // be it public (/acme/tidewater, denied) or the team's own private one (not in the allow list).
-    for (const route of ["/v2/libs/metrics?libraryId=/acme/tidewater", "/api/v2/libs/metrics?libraryId=/team-1/wiki/eng&days=7"]) {
+    for (const route of ["/v2/libs/metrics?libraryId=/acme/tidewater", "/api/v2/libs/metrics?libraryId=/~team-1/wiki/eng&days=7"]) {
       const refused = await owner.get(route);
       expect({ route, status: refused.status, error: refused.json.error }).toEqual({ route, status: 403, error: "access_denied" });
       expect(refused.json.message).toMatch(/is not allowed by your team's access policy/);
@@ -137,7 +137,7 @@ describe("access policies: GET and PATCH /v2/policies (issue 13)", () => {
   it("filter by source type, and lds teams restrict writes the same policy", async () => {
     const owner = api(keys.owner);
     await owner.patch("/v2/policies", { libraries: { allow: null, deny: [] } });
-    expect((await owner.get("/v2/libs/search?libraryName=runbooks")).json.results.map((l: { id: string }) => l.id)).toEqual(["/team-1/wiki/eng"]);
+    expect((await owner.get("/v2/libs/search?libraryName=runbooks")).json.results.map((l: { id: string }) => l.id)).toEqual(["/~team-1/wiki/eng"]);
     const gitOnly = await owner.patch("/v2/policies", { sourceTypes: ["git"] });
     expect(gitOnly.json).toMatchObject({ sourceTypes: ["git"], accessibleLibraryCount: 2 });
     expect((await owner.get("/v2/libs/search?libraryName=runbooks")).json.error).toBe("no_libraries_found");
@@ -197,8 +197,8 @@ describe("usage metrics: GET /v2/libs/metrics and lds libraries metrics (issue 1
     expect((await owner.get("/v2/libs/metrics?libraryId=/acme/quarry&days=366")).status).toBe(400);
     expect((await owner.get("/v2/libs/metrics?libraryId=/nobody/nothing")).json.error).toBe("library_not_found");
     // acme's wiki space and its queries do not exist for another team.
-    expect((await owner.get("/v2/libs/metrics?libraryId=/team-1/wiki/eng")).status).toBe(200);
-    const hidden = await api(keys.other).get("/v2/libs/metrics?libraryId=/team-1/wiki/eng");
+    expect((await owner.get("/v2/libs/metrics?libraryId=/~team-1/wiki/eng")).status).toBe(200);
+    const hidden = await api(keys.other).get("/v2/libs/metrics?libraryId=/~team-1/wiki/eng");
     expect(hidden.status).toBe(404);
     expect(hidden.json.error).toBe("library_not_found");
     expect((await api(null).get("/v2/libs/metrics?libraryId=/acme/quarry")).status).toBe(401);

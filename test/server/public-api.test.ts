@@ -63,12 +63,12 @@ describe("the public API", () => {
 
     // A private library's id is scoped to its team (pro-team is team 2), so that teams never collide.
     const added = await w.call("/v2/add/repo/hostb", body, w.keys.proOwner);
-    expect(added.json).toEqual({ libraryName: "/team-2/acme/internal", message: "Repository /team-2/acme/internal was submitted for processing." });
-    await eventually(async () => w.library("/team-2/acme/internal")?.state === "finalized");
+    expect(added.json).toEqual({ libraryName: "/~team-2/acme/internal", message: "Repository /~team-2/acme/internal was submitted for processing." });
+    await eventually(async () => w.library("/~team-2/acme/internal")?.state === "finalized");
     const again = await w.call("/v2/add/repo/hostb", body, w.keys.proOwner);
     expect(again.status).toBe(409);
     expect(again.json.error).toBe("duplicate_repo");
-    expect(again.json.message).toContain("already in your team as /team-2/acme/internal");
+    expect(again.json.message).toContain("already in your team as /~team-2/acme/internal");
     // The token was only needed while the job waited: nothing sealed is left.
     const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
     expect(db.prepare("SELECT count(*) FROM secrets WHERE name LIKE 'job:%'").pluck().get()).toBe(0);
@@ -82,7 +82,7 @@ describe("the public API", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const repo = await git.createRepo("private", "acme", "connected", DOCS);
     expect((await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true }, w.keys.proOwner)).status).toBe(200);
-    const done = await eventually(async () => (["finalized", "failed"].includes(w.library("/team-2/acme/connected")?.state ?? "") ? w.library("/team-2/acme/connected") : undefined));
+    const done = await eventually(async () => (["finalized", "failed"].includes(w.library("/~team-2/acme/connected")?.state ?? "") ? w.library("/~team-2/acme/connected") : undefined));
     expect(done).toMatchObject({ state: "finalized", snippets: 2 });
   });
 
@@ -97,19 +97,19 @@ describe("the public API", () => {
     const generated = () => {
       const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
       try {
-        return db.prepare("SELECT content FROM snippets WHERE library_id = '/team-2/acme/gen' AND title = 'makeGadget'").pluck().all();
+        return db.prepare("SELECT content FROM snippets WHERE library_id = '/~team-2/acme/gen' AND title = 'makeGadget'").pluck().all();
       } finally {
         db.close();
       }
     };
-    await eventually(async () => w.library("/team-2/acme/gen")?.state === "finalized");
+    await eventually(async () => w.library("/~team-2/acme/gen")?.state === "finalized");
     expect(generated()).toEqual(["export function makeGadget(rows: number): Gadget"]);
     await repo.commit({ "README.md": DOCS["README.md"] + "\nMore words about gadgets and the rows they hold, for the refresh to see a change.\n" });
-    expect((await w.call("/v1/refresh", { libraryName: "/team-2/acme/gen", gitToken: TOKEN }, w.keys.proOwner)).status).toBe(200);
+    expect((await w.call("/v1/refresh", { libraryName: "/~team-2/acme/gen", gitToken: TOKEN }, w.keys.proOwner)).status).toBe(200);
     await eventually(async () => {
       const db = new Database(path.join(w.dataDir, "lds.db"), { readonly: true });
       try {
-        return (db.prepare("SELECT state FROM jobs WHERE library_id = '/team-2/acme/gen' AND kind = 'refresh'").pluck().get() as string | undefined) === "done";
+        return (db.prepare("SELECT state FROM jobs WHERE library_id = '/~team-2/acme/gen' AND kind = 'refresh'").pluck().get() as string | undefined) === "done";
       } finally {
         db.close();
       }
@@ -159,7 +159,7 @@ describe("the public API", () => {
     const w = await world();
     const repo = await git.createRepo("private", "acme", "locked", DOCS);
     await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url, private: true, gitToken: "wrong" }, w.keys.proOwner);
-    const failed = await eventually(async () => (w.library("/team-2/acme/locked")?.state === "failed" ? w.library("/team-2/acme/locked") : undefined));
+    const failed = await eventually(async () => (w.library("/~team-2/acme/locked")?.state === "failed" ? w.library("/~team-2/acme/locked") : undefined));
     expect(failed.state_reason).toMatch(/^repository_auth_failed/);
   });
 

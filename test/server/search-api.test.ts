@@ -80,7 +80,7 @@ beforeAll(async () => {
   server = await startServer(dataDir, { LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host, LDS_GIT_DEFAULT_HOST: new URL(git.base).host });
   for (const url of [tidewater.url, quarry.url, fork.url, extras.url, empty.url]) await submit(url, keys.free);
   await submit(ledger.url, keys.pro, { private: true, gitToken: TOKEN });
-  for (const id of ["/acme/tidewater", "/acme/quarry", "/zeta/quarry", "/acme/tidewater-extras", "/team-1/acme/ledgerline", "/acme/empty"]) await finalized(id);
+  for (const id of ["/acme/tidewater", "/acme/quarry", "/zeta/quarry", "/acme/tidewater-extras", "/~team-1/acme/ledgerline", "/acme/empty"]) await finalized(id);
   // The pinned version is indexed by an operator, beside the running server.
   await cli("ingest", "git", tidewater.url, "--tag", "v1.0", "--allow-http-host", new URL(git.base).host);
 }, 120_000);
@@ -126,7 +126,7 @@ describe("GET /v2/libs/search", () => {
   });
 
   it("lists a private library to its team only, and a restricted team only its allowed libraries", async () => {
-    expect((await get("/v2/libs/search?libraryName=ledgerline", keys.pro)).json.results[0].id).toBe("/team-1/acme/ledgerline");
+    expect((await get("/v2/libs/search?libraryName=ledgerline", keys.pro)).json.results[0].id).toBe("/~team-1/acme/ledgerline");
     const other = await get("/v2/libs/search?libraryName=ledgerline", keys.free);
     expect(other.status).toBe(404);
     expect(other.json).toMatchObject({ error: "no_libraries_found" });
@@ -222,7 +222,7 @@ describe("GET /v2/context", () => {
       ["libraryId=/acme/tidewater&query=x&type=xml", keys.pro, 400, "validation_error"],
       ["libraryId=/nobody/nothing&query=x", keys.pro, 404, "library_not_found"],
       // Another team's private library does not exist for this caller (not "forbidden": that would reveal it).
-      ["libraryId=/team-1/acme/ledgerline&query=read rows", keys.free, 404, "library_not_found"],
+      ["libraryId=/~team-1/acme/ledgerline&query=read rows", keys.free, 404, "library_not_found"],
       ["libraryId=/acme/tidewater&query=retries", keys.restricted, 403, "access_denied"],
       ["libraryId=/acme/empty&query=anything", keys.pro, 404, "no_snippets_found"],
       ["libraryId=/acme/tidewater&query=retries", "ldssk-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", 401, "invalid_api_key"],
@@ -235,7 +235,7 @@ describe("GET /v2/context", () => {
     const empty = await get(context("libraryId=/acme/empty&query=anything"));
     expect(empty.json.message).toMatch(/processing failed: no_snippets_found: No documentation snippets .* no Markdown/);
     // The private library answers its own team.
-    expect((await get(context("libraryId=/team-1/acme/ledgerline&query=read rows as dictionaries"), keys.pro)).json.codeSnippets[0].codeId).toBe("docs/reading.md#reading-rows-as-dictionaries");
+    expect((await get(context("libraryId=/~team-1/acme/ledgerline&query=read rows as dictionaries"), keys.pro)).json.codeSnippets[0].codeId).toBe("docs/reading.md#reading-rows-as-dictionaries");
   });
 });
 
@@ -336,7 +336,7 @@ describe("the MCP endpoint", () => {
       const pinned = await client.callTool({ name: "query-docs", arguments: { libraryId: "/acme/tidewater@v9", query: "retries" } });
       expect(pinned.isError).toBe(true);
       expect(text(pinned)).toMatch(/^tag_not_found: .*available versions: v1\.0/);
-      const own = await client.callTool({ name: "query-docs", arguments: { libraryId: "/team-1/acme/ledgerline", query: "read rows as dictionaries" } });
+      const own = await client.callTool({ name: "query-docs", arguments: { libraryId: "/~team-1/acme/ledgerline", query: "read rows as dictionaries" } });
       expect(text(own)).toContain("Source: docs/reading.md#reading-rows-as-dictionaries");
     } finally {
       await client.close();
@@ -344,7 +344,7 @@ describe("the MCP endpoint", () => {
     // Another team's private library does not exist for it, over MCP as over the API.
     const other = await connect(keys.free);
     try {
-      const hidden = await other.callTool({ name: "query-docs", arguments: { libraryId: "/team-1/acme/ledgerline", query: "read rows" } });
+      const hidden = await other.callTool({ name: "query-docs", arguments: { libraryId: "/~team-1/acme/ledgerline", query: "read rows" } });
       expect(hidden.isError).toBe(true);
       expect(text(hidden)).toMatch(/^library_not_found:/);
     } finally {

@@ -91,9 +91,9 @@ describe("wiki spaces", () => {
     const before = wiki.requests.length;
     const response = await submit(SPACE);
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ libraryName: "/team-1/wiki/eng", message: "Wiki space ENG was submitted for processing." });
-    await eventually(async () => snippets("/team-1/wiki/eng").library?.state === "finalized");
-    const code = snippets("/team-1/wiki/eng").rows.filter((r) => r.kind === "code");
+    expect(response.json).toEqual({ libraryName: "/~team-1/wiki/eng", message: "Wiki space ENG was submitted for processing." });
+    await eventually(async () => snippets("/~team-1/wiki/eng").library?.state === "finalized");
+    const code = snippets("/~team-1/wiki/eng").rows.filter((r) => r.kind === "code");
     expect(code.map((r) => r.content)).toEqual(PAGES.map((p) => /CDATA\[(.*)\]\]/.exec(p.storage)![1]));
     expect(code.map((r) => r.source_path)).toEqual(PAGES.map((p) => `pages/${p.id}#overview-of-${p.title.toLowerCase()}`));
     // 5 pages at 2 per response: 3 listing requests, each after the first carrying the server's cursor.
@@ -102,7 +102,7 @@ describe("wiki spaces", () => {
     expect(listings.slice(1).every((r) => r.includes("cursor="))).toBe(true);
 
     // Breadcrumbs name the page by its title, not its id.
-    const rollback = await context("/team-1/wiki/eng", "how do I roll back queues");
+    const rollback = await context("/~team-1/wiki/eng", "how do I roll back queues");
     expect(rollback.infoSnippets[0]).toMatchObject({ pageId: "pages/1004#rollback", breadcrumb: "Queues > Rollback", content: "Run queues undo." });
     expect(rollback.codeSnippets.find((c: { codeId: string }) => c.codeId.startsWith("pages/1004"))?.pageTitle).toBe("Queues");
 
@@ -113,7 +113,7 @@ describe("wiki spaces", () => {
 
   it("another team's space with the same key is its own library: no 409, nothing shared (issue 11)", async () => {
     const { server, submit, cli } = await setup();
-    expect((await submit(SPACE)).json.libraryName).toBe("/team-1/wiki/eng");
+    expect((await submit(SPACE)).json.libraryName).toBe("/~team-1/wiki/eng");
     await cli(["teams", "create", "ops", "--plan", "enterprise"]);
     await cli(["teams", "add-project", "ops", "proj-ops"]);
     await cli(["users", "add", "lead@ops.test", "--team", "ops", "--role", "admin"]);
@@ -121,14 +121,14 @@ describe("wiki spaces", () => {
     const key = JSON.parse(await cli(["keys", "create", "--email", "lead@ops.test", "--json"])).key as string;
     const response = await fetch(`${server.url}/v2/add/wiki`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ ...SPACE, projectId: "proj-ops" }) });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { libraryName: string }).libraryName).toBe("/team-2/wiki/eng");
+    expect(((await response.json()) as { libraryName: string }).libraryName).toBe("/~team-2/wiki/eng");
   });
 
   it("indexes only the given pageIds", async () => {
     const { submit, snippets } = await setup();
     expect((await submit({ ...SPACE, pageIds: ["1002", "1004"] })).status).toBe(200);
-    await eventually(async () => snippets("/team-1/wiki/eng").library?.state === "finalized");
-    expect(snippets("/team-1/wiki/eng").rows.filter((r) => r.kind === "code").map((r) => r.language)).toEqual(["js", "java"]);
+    await eventually(async () => snippets("/~team-1/wiki/eng").library?.state === "finalized");
+    expect(snippets("/~team-1/wiki/eng").rows.filter((r) => r.kind === "code").map((r) => r.language)).toEqual(["js", "java"]);
   });
 
   it("refuses a project of another team, a cloud without a connected account, a foreign siteUrl and bad bodies", async () => {
@@ -147,7 +147,7 @@ describe("wiki spaces", () => {
   it("a token the wiki refuses fails the job with the reason", async () => {
     const { submit, snippets } = await setup("expired-token");
     expect((await submit(SPACE)).status).toBe(200);
-    const failed = await eventually(async () => (snippets("/team-1/wiki/eng").library?.state === "failed" ? snippets("/team-1/wiki/eng").library : undefined));
+    const failed = await eventually(async () => (snippets("/~team-1/wiki/eng").library?.state === "failed" ? snippets("/~team-1/wiki/eng").library : undefined));
     expect(failed.state_reason).toMatch(/^repository_auth_failed: The wiki at 127\.0\.0\.1:\d+ refused the connection's token \(HTTP 401\)/);
   });
 });

@@ -1,0 +1,36 @@
+import { LdsError } from "../errors.js";
+import type { LibraryRow } from "../store/libraries.js";
+import type { Store } from "../store/store.js";
+import { libraryNotFound, type LibraryAccess } from "./library-access.js";
+import { parseLibraryRef, type LibraryRef } from "./library-ref.js";
+
+/** 301 library_redirected: the library a client named has a new id (the hosted service's answer, redirectUrl). */
+export class LibraryRedirected extends LdsError {
+  constructor(
+    sent: string,
+    /** What the client should ask for instead: the new id, with the version it pinned. */
+    readonly redirectUrl: string,
+  ) {
+    super("library_redirected", `The library ${sent} has a new id: ${redirectUrl}. Ask for ${redirectUrl} from now on.`, {
+      hint: `Use ${redirectUrl} wherever the old id was configured.`,
+    });
+  }
+}
+
+/**
+ * The library a reader names, resolved among the libraries the reader may see only: each reading of the id, most
+ * specific first (parseLibraryRef), is a library only if the reader can see it, so that what exists elsewhere
+ * never changes the answer. A reading that names a renamed library of the reader's (a redirect whose target the
+ * reader can see) answers 301 with the new id, ahead of any library that took the old id since. Nothing visible:
+ * library_not_found echoing the id exactly as sent.
+ */
+export async function findVisibleLibrary(store: Store, access: LibraryAccess, sent: string): Promise<{ ref: LibraryRef; library: LibraryRow }> {
+  for (const ref of parseLibraryRef(sent)) {
+    const renamedTo = await store.libraries.redirect(ref.libraryId);
+    const target = renamedTo === undefined ? undefined : await store.libraries.find(renamedTo);
+    if (target && access.canSee(target)) throw new LibraryRedirected(sent, ref.version ? `${target.id}/${ref.version}` : target.id);
+    const library = await store.libraries.find(ref.libraryId);
+    if (library && access.canSee(library)) return { ref, library };
+  }
+  throw libraryNotFound(sent);
+}
