@@ -10,6 +10,7 @@ import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./sch
 /** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
 const DAILY_DRILL = "30 4 * * *";
 import { lockBackup } from "../volume/volume-locks.js";
+import { readOwner, type HeldLock } from "../volume/lock-file.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
 import { action } from "../hints.js";
@@ -61,6 +62,12 @@ export interface BackupRunner {
   reschedule(): Promise<void>;
   /** Run the drill of the newest archive now (what the daily schedule does). */
   drillNewest(): Promise<void>;
+  /**
+   * For staging a restore, whose restart would cut off a running backup: refuse with `backup_running` while one runs
+   * (this server's or another process's), else hold backup.lock so that none starts (here, or cron's lds-backup)
+   * until the server restarts, or until `release` (the staging failed). Check and hold are one step: the lock.
+   */
+  holdForRestore(): { release(): void };
   /** Resolves when the running backup (if any) has finished. */
   idle(): Promise<void>;
   /** Stop the schedule and interrupt a running backup, waiting for its cleanup. */
@@ -76,6 +83,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   let running: { controller: AbortController; promise: Promise<void>; progress: NonNullable<BackupStatus["progress"]> } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
+  let heldForRestore: HeldLock | null = null;
   const readJson = async <T>(name: string): Promise<T | null> => {
     const value = await store.settings.get(name);
     return value ? (JSON.parse(value) as T) : null;
@@ -87,6 +95,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
         hint: `Wait for it to finish; ${action("backup.status")} shows its progress.`,
       });
     }
+    if (heldForRestore) throw restoreStaged();
     // Taken before answering, so that a backup run by cron's lds-backup is reported as a conflict right away.
     const lock = lockBackup(dataVolume(dataDir));
     const startedAt = new Date().toISOString();
@@ -125,6 +134,39 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
     return { startedAt };
   }
 
+  function holdForRestore(): { release(): void } {
+    if (running) {
+      const { trigger, startedAt } = running.progress;
+      throw new LdsError(
+        "backup_running",
+        `This server's backup (started by ${trigger} at ${startedAt}; now ${describeProgress(running.progress)}) is running: staging a restore restarts the server, which would cut it off.`,
+        { hint: `Wait for it to finish (${action("backup.status")} shows its progress), then stage the restore again.` },
+      );
+    }
+    if (heldForRestore) throw new LdsError("volume_locked", "Another restore is being staged; the server restarts to apply it.", { hint: "Wait for the restart, then check which restore was applied." });
+    const volume = dataVolume(dataDir);
+    let lock: HeldLock;
+    try {
+      lock = lockBackup(volume, "restore staged");
+    } catch (err) {
+      const owner = isLdsError(err, "backup_running") ? readOwner(volume.backupLock) : null;
+      if (!owner) throw err;
+      throw new LdsError(
+        "backup_running",
+        `A backup of ${volume.root} is running (lds ${owner.purpose}, pid ${owner.pid} on ${owner.hostname}, since ${owner.since}): staging a restore restarts the server, which would then have to wait for it.`,
+        { hint: "Wait for that backup to finish, then stage the restore again." },
+      );
+    }
+    heldForRestore = lock;
+    return {
+      release() {
+        if (heldForRestore !== lock) return;
+        lock.release();
+        heldForRestore = null;
+      },
+    };
+  }
+
   /** The run's outcome for the status endpoint; a store that cannot take it is logged, never thrown at the run. */
   async function record(result: LastResult): Promise<void> {
     await store.settings.set(LAST_RESULT, JSON.stringify(result)).catch((err: unknown) => logger.error({ err: String(err) }, "could not record the backup's result"));
@@ -154,7 +196,8 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
 
   /** The daily drill: the newest archive at the destination, unless a backup runs (it drills its own archive). */
   async function drillNewest(): Promise<void> {
-    if (running) return;
+    // A restore about to be applied makes the drill moot, and the restart would cut it off.
+    if (running || heldForRestore) return;
     try {
       const config = await loadBackupConfig(store);
       const destination = await configuredDestination(config, dataDir, store);
@@ -170,6 +213,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   await reschedule();
   return {
     start,
+    holdForRestore,
     reschedule,
     status: async () => {
       const lastDrill = await readJson<DrillRecord>(LAST_DRILL);
@@ -195,8 +239,22 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
         running.controller.abort();
         await running.promise;
       }
+      heldForRestore?.release();
+      heldForRestore = null;
     },
   };
+}
+
+function restoreStaged(): LdsError {
+  return new LdsError("volume_locked", "A restore is being staged: the server restarts to apply it and starts no backup before.", {
+    hint: "Back up once the server has restarted on the restored data.",
+  });
+}
+
+/** "write, 12 of 150 MiB": where a running backup is, for a message. */
+function describeProgress(progress: { phase: string; bytes: number; totalBytes: number }): string {
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+  return progress.totalBytes > 0 ? `${progress.phase}, ${mib(progress.bytes)} of ${mib(progress.totalBytes)} MiB` : progress.phase;
 }
 
 function success(trigger: Trigger, startedAt: string, r: BackupResult): LastResult {

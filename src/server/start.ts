@@ -65,8 +65,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   let opened: OpenVolume | undefined;
   let writer: SnippetWriterThread | undefined;
   try {
-    // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone.
-    if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) await waitUntilAlone(volume, lock, 60_000);
+    // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone. A
+    // backup (cron's lds-backup, say, between the old server's exit and this start) is waited for, however long.
+    if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) {
+      const task = exists(volume.restoreJournal) ? "finishing the interrupted restore" : "applying the staged restore";
+      await waitUntilAlone(volume, lock, { task, othersTimeoutMs: 60_000, onWaiting: (line) => logger.warn(line) });
+    }
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
     const restored = await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
