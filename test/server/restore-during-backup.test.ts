@@ -60,6 +60,15 @@ function lockHolder(dataDir: string): number | undefined {
   }
 }
 
+/** Whether the server holds backup.lock for a restore being staged. */
+function heldForRestore(dataDir: string): boolean {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, "backup.lock"), "utf8")).purpose === "restore staged";
+  } catch {
+    return false;
+  }
+}
+
 const exited = (child: ResultPromise) =>
   new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
 
@@ -83,6 +92,24 @@ describe("a restore staged while a backup runs (issue 39, item 6)", () => {
     const staged = await api.post("/api/restore/stage", { name: archive, confirm: true });
     expect(staged.status, staged.text).toBe(202);
     expect(await exited(server.child)).toBe(75);
+  }, 240_000);
+
+  it("no backup starts while a restore is being staged: the check and the staging do not race", async () => {
+    const { dataDir, server, api, backups, archive } = await serverWithArchive({ ballastMiB: 150 });
+    // The stage request verifies the 150 MiB archive before it stages it; a backup asked for meanwhile would be
+    // cut off by the restart that follows.
+    let answered = false;
+    const staging = api.post("/api/restore/stage", { name: archive, confirm: true }).finally(() => (answered = true));
+    await eventually(async () => answered || heldForRestore(dataDir), 60_000);
+    const backup = await api.post("/api/backup");
+    expect(backup.status, backup.text).toBe(409);
+    expect(backup.json).toMatchObject({ error: "volume_locked", message: "A restore is being staged: the server restarts to apply it and starts no backup before." });
+    expect((await staging).status).toBe(202);
+    expect(await exited(server.child)).toBe(75);
+    expect(fs.readdirSync(path.join(dataDir, "restore-staged"))).toContain("archive.tar");
+    // No backup ran, so none was cut off: the destination holds the one archive, the volume no backup's leftovers.
+    expect(fs.readdirSync(backups)).toEqual([archive]);
+    expect(fs.readdirSync(dataDir).filter((n) => n.startsWith("backup-staging-"))).toEqual([]);
   }, 240_000);
 
   it("refuses to stage while a CLI `lds backup` holds the volume, naming its pid; staging works once it is gone", async () => {
