@@ -100,7 +100,9 @@ describe("a restore staged while a backup runs (issue 39, item 6)", () => {
     // cut off by the restart that follows.
     let answered = false;
     const staging = api.post("/api/restore/stage", { name: archive, confirm: true }).finally(() => (answered = true));
-    await eventually(async () => answered || heldForRestore(dataDir), 60_000);
+    // Asked for while the archive is verified (a lds-verify-* folder in the volume) or the lock is held.
+    await eventually(async () => answered || heldForRestore(dataDir) || fs.readdirSync(dataDir).some((n) => n.startsWith("lds-verify-")), 60_000);
+    expect(answered, "the stage request answered before a backup could be asked for meanwhile").toBe(false);
     const backup = await api.post("/api/backup");
     expect(backup.status, backup.text).toBe(409);
     expect(backup.json).toMatchObject({ error: "volume_locked", message: "A restore is being staged: the server restarts to apply it and starts no backup before." });
