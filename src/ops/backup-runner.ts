@@ -10,7 +10,8 @@ import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./sch
 /** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
 const DAILY_DRILL = "30 4 * * *";
 import { lockBackup } from "../volume/volume-locks.js";
-import { readOwner, type HeldLock } from "../volume/lock-file.js";
+import type { HeldLock } from "../volume/lock-file.js";
+import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
 import { action } from "../hints.js";
@@ -95,7 +96,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
         hint: `Wait for it to finish; ${action("backup.status")} shows its progress.`,
       });
     }
-    if (heldForRestore) throw restoreStaged();
+    if (heldForRestore) throw restoreBeingStaged();
     // Taken before answering, so that a backup run by cron's lds-backup is reported as a conflict right away.
     const lock = lockBackup(dataVolume(dataDir));
     const startedAt = new Date().toISOString();
@@ -135,28 +136,8 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   }
 
   function holdForRestore(): { release(): void } {
-    if (running) {
-      const { trigger, startedAt } = running.progress;
-      throw new LdsError(
-        "backup_running",
-        `This server's backup (started by ${trigger} at ${startedAt}; now ${describeProgress(running.progress)}) is running: staging a restore restarts the server, which would cut it off.`,
-        { hint: `Wait for it to finish (${action("backup.status")} shows its progress), then stage the restore again.` },
-      );
-    }
     if (heldForRestore) throw new LdsError("volume_locked", "Another restore is being staged; the server restarts to apply it.", { hint: "Wait for the restart, then check which restore was applied." });
-    const volume = dataVolume(dataDir);
-    let lock: HeldLock;
-    try {
-      lock = lockBackup(volume, "restore staged");
-    } catch (err) {
-      const owner = isLdsError(err, "backup_running") ? readOwner(volume.backupLock) : null;
-      if (!owner) throw err;
-      throw new LdsError(
-        "backup_running",
-        `A backup of ${volume.root} is running (lds ${owner.purpose}, pid ${owner.pid} on ${owner.hostname}, since ${owner.since}): staging a restore restarts the server, which would then have to wait for it.`,
-        { hint: "Wait for that backup to finish, then stage the restore again." },
-      );
-    }
+    const lock = holdBackupLockForRestore(dataDir, running?.progress ?? null);
     heldForRestore = lock;
     return {
       release() {
@@ -243,18 +224,6 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
       heldForRestore = null;
     },
   };
-}
-
-function restoreStaged(): LdsError {
-  return new LdsError("volume_locked", "A restore is being staged: the server restarts to apply it and starts no backup before.", {
-    hint: "Back up once the server has restarted on the restored data.",
-  });
-}
-
-/** "write, 12 of 150 MiB": where a running backup is, for a message. */
-function describeProgress(progress: { phase: string; bytes: number; totalBytes: number }): string {
-  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-  return progress.totalBytes > 0 ? `${progress.phase}, ${mib(progress.bytes)} of ${mib(progress.totalBytes)} MiB` : progress.phase;
 }
 
 function success(trigger: Trigger, startedAt: string, r: BackupResult): LastResult {

@@ -64,8 +64,8 @@ export interface AloneWait {
   task: string;
   /** How long commands other than backups may keep the volume: they are short; past this the start is refused. */
   othersTimeoutMs: number;
-  /** Told at once, then every `reportEveryMs`, while backups keep the volume. */
-  onWaiting?: (line: string) => void;
+  /** Told at once, then every `reportEveryMs`, while backups keep the volume: a line for the log, and who. */
+  onWaiting?: (line: string, backups: LockOwner[], waitedMs: number) => void;
   reportEveryMs?: number;
 }
 
@@ -91,6 +91,8 @@ export async function waitUntilAlone(volume: DataVolume, lock: HeldLock, wait: A
       wait.onWaiting?.(
         `Waiting for ${backups.map(describeUser).join("; ")} to finish before ${wait.task} (waited ${Math.round(waited / 1000)} s so far). ` +
           `To go on sooner, stop the backup (kill -TERM ${pids}: it stops cleanly and leaves no archive).`,
+        backups,
+        waited,
       );
     }
     await sleep(100);
@@ -106,9 +108,13 @@ export function refuseWhileInUse(volume: DataVolume, lock: HeldLock): void {
   if (users.length === 0) return;
   lock.release();
   const who = users.map((u) => `lds ${u.purpose} (pid ${u.pid})`).join(", ");
-  // A running backup gets its own code, so that a script can tell "wait for the backup" from other conflicts.
-  const backup = users.find(isBackup);
-  throw new LdsError(backup ? "backup_running" : "volume_locked", `The data volume ${volume.root} is open by ${who}; nothing was changed.`, {
-    hint: backup ? `Wait for the backup (pid ${backup.pid}) to finish, then run this again.` : "Wait for those commands to finish (they are short), then run this again.",
+  // Backups alone get their own code, so that a script can tell "wait for the backup" from other conflicts.
+  if (users.every(isBackup)) {
+    throw new LdsError("backup_running", `The data volume ${volume.root} is open by ${who}; nothing was changed.`, {
+      hint: `Wait for the backup (pid ${users.map((u) => u.pid).join(", ")}) to finish, then run this again.`,
+    });
+  }
+  throw new LdsError("volume_locked", `The data volume ${volume.root} is open by ${who}; nothing was changed.`, {
+    hint: "Wait for those commands to finish (they are short), then run this again.",
   });
 }
