@@ -89,7 +89,8 @@ export async function waitUntilAlone(volume: DataVolume, lock: HeldLock, wait: A
       reported = Date.now();
       const pids = backups.map((b) => b.pid).join(" ");
       wait.onWaiting?.(
-        `Waiting for ${backups.map(describeUser).join("; ")} to finish before ${wait.task} (waited ${Math.round(waited / 1000)} s so far). ` +
+        `Waiting for ${backups.map((b) => `lds ${b.purpose} (pid ${b.pid} on ${b.hostname}, running since ${b.since})`).join(", ")} to finish before ${wait.task} ` +
+          `(waited ${Math.round(waited / 1000)} s so far). ` +
           `To go on sooner, stop the backup (kill -TERM ${pids}: it stops cleanly and leaves no archive).`,
         backups,
         waited,

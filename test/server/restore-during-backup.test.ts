@@ -144,9 +144,10 @@ describe("a restore staged while a backup runs (issue 39, item 6)", () => {
     const server = await startServer(dataDir);
     cleanups.push(() => server.stop());
     const out = server.output();
-    const waiting = out.indexOf(`Waiting for lds backup, pid ${cli.pid} on `);
+    const waiting = out.indexOf(`Waiting for lds backup (pid ${cli.pid} on `);
     expect(waiting, out).toBeGreaterThan(-1);
-    expect(out).toMatch(/to finish before applying the staged restore \(waited 0 s so far\)\. To go on sooner, stop the backup \(kill -TERM \d+/);
+    expect(out).toMatch(/, running since \d{4}-[^)]*\) to finish before applying the staged restore \(waited 0 s so far\)\. To go on sooner, stop the backup \(kill -TERM \d+/);
+    expect(out).toContain(`"waitingFor":[{"command":"lds backup","pid":${cli.pid},`);
     // It reported its wait as it went, and applied the restore only once the backup was done.
     expect(out.match(/Waiting for lds backup/g)!.length).toBeGreaterThan(1);
     expect(out.indexOf("Applied the staged restore")).toBeGreaterThan(waiting);
