@@ -10,6 +10,8 @@ import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./sch
 /** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
 const DAILY_DRILL = "30 4 * * *";
 import { lockBackup } from "../volume/volume-locks.js";
+import type { HeldLock } from "../volume/lock-file.js";
+import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
 import { action } from "../hints.js";
@@ -61,6 +63,12 @@ export interface BackupRunner {
   reschedule(): Promise<void>;
   /** Run the drill of the newest archive now (what the daily schedule does). */
   drillNewest(): Promise<void>;
+  /**
+   * For staging a restore, whose restart would cut off a running backup: refuse with `backup_running` while one runs
+   * (this server's or another process's), else hold backup.lock so that none starts (here, or cron's lds-backup)
+   * until the server restarts, or until `release` (the staging failed). Check and hold are one step: the lock.
+   */
+  holdForRestore(): { release(): void };
   /** Resolves when the running backup (if any) has finished. */
   idle(): Promise<void>;
   /** Stop the schedule and interrupt a running backup, waiting for its cleanup. */
@@ -76,6 +84,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   let running: { controller: AbortController; promise: Promise<void>; progress: NonNullable<BackupStatus["progress"]> } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
+  let heldForRestore: HeldLock | null = null;
   const readJson = async <T>(name: string): Promise<T | null> => {
     const value = await store.settings.get(name);
     return value ? (JSON.parse(value) as T) : null;
@@ -87,6 +96,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
         hint: `Wait for it to finish; ${action("backup.status")} shows its progress.`,
       });
     }
+    if (heldForRestore) throw restoreBeingStaged();
     // Taken before answering, so that a backup run by cron's lds-backup is reported as a conflict right away.
     const lock = lockBackup(dataVolume(dataDir));
     const startedAt = new Date().toISOString();
@@ -125,6 +135,19 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
     return { startedAt };
   }
 
+  function holdForRestore(): { release(): void } {
+    if (heldForRestore) throw new LdsError("volume_locked", "Another restore is being staged; the server restarts to apply it.", { hint: "Wait for the restart, then check which restore was applied." });
+    const lock = holdBackupLockForRestore(dataDir, running?.progress ?? null);
+    heldForRestore = lock;
+    return {
+      release() {
+        if (heldForRestore !== lock) return;
+        lock.release();
+        heldForRestore = null;
+      },
+    };
+  }
+
   /** The run's outcome for the status endpoint; a store that cannot take it is logged, never thrown at the run. */
   async function record(result: LastResult): Promise<void> {
     await store.settings.set(LAST_RESULT, JSON.stringify(result)).catch((err: unknown) => logger.error({ err: String(err) }, "could not record the backup's result"));
@@ -154,7 +177,8 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
 
   /** The daily drill: the newest archive at the destination, unless a backup runs (it drills its own archive). */
   async function drillNewest(): Promise<void> {
-    if (running) return;
+    // A restore about to be applied makes the drill moot, and the restart would cut it off.
+    if (running || heldForRestore) return;
     try {
       const config = await loadBackupConfig(store);
       const destination = await configuredDestination(config, dataDir, store);
@@ -170,6 +194,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   await reschedule();
   return {
     start,
+    holdForRestore,
     reschedule,
     status: async () => {
       const lastDrill = await readJson<DrillRecord>(LAST_DRILL);
@@ -195,6 +220,8 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
         running.controller.abort();
         await running.promise;
       }
+      heldForRestore?.release();
+      heldForRestore = null;
     },
   };
 }

@@ -113,7 +113,7 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
   app.register(healthRoutes, { volume });
   app.register(authRoutes, { volume, sessionTtlSeconds: settings.sessionTtlSeconds, loginAttemptsPerMinute: settings.loginAttemptsPerMinute });
   app.register(backupRoutes, { volume, runner });
-  app.register(restoreRoutes, { volume, uploadLimitBytes: settings.uploadLimitBytes, requestRestart });
+  app.register(restoreRoutes, { volume, uploadLimitBytes: settings.uploadLimitBytes, runner, requestRestart });
   app.register(overviewRoutes, { volume, runner, licence });
   app.register(accountRoutes, { volume });
   app.register(adminLibraryRoutes, { volume, jobs, gitPolicy: publicApi.gitPolicy });

@@ -8,7 +8,7 @@ import { fromSystemError, isLdsError } from "../errors.js";
 import { serverSettingsFromEnv, type ServerSettings } from "../config/server-settings.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
 import { buildApp } from "./app.js";
-import type { HeldLock } from "../volume/lock-file.js";
+import type { HeldLock, LockOwner } from "../volume/lock-file.js";
 import { runHeavyWorkOffThread } from "../ops/heavy-work.js";
 import { allowCollectionPauses } from "../util/young-garbage.js";
 import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
@@ -65,8 +65,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   let opened: OpenVolume | undefined;
   let writer: SnippetWriterThread | undefined;
   try {
-    // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone.
-    if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) await waitUntilAlone(volume, lock, 60_000);
+    // Replacing files needs the volume alone: commands that entered it before the lock was taken must be gone. A
+    // backup (cron's lds-backup, say, between the old server's exit and this start) is waited for, however long.
+    if (exists(volume.restoreJournal) || exists(volume.restoreStaged)) {
+      const task = exists(volume.restoreJournal) ? "finishing the interrupted restore" : "applying the staged restore";
+      await waitUntilAlone(volume, lock, { task, othersTimeoutMs: 60_000, onWaiting: (line, backups, waitedMs) => logWaiting(logger, line, backups, waitedMs) });
+    }
     for (const line of describeRecovery(recoverInterruptedRestore(volume))) logger.warn(line);
     const restored = await applyStaged(volume, logger);
     fs.rmSync(path.join(volume.root, "restore-uploads"), { recursive: true, force: true });
@@ -197,6 +201,12 @@ async function takeVolume(volume: DataVolume, waitMs: number): Promise<HeldLock>
       await sleep(100);
     }
   }
+}
+
+/** A starting server waiting for a backup to leave the volume: the line says who and what to do, the fields the same. */
+function logWaiting(logger: Logger, line: string, backups: LockOwner[], waitedMs: number): void {
+  const waitingFor = backups.map(({ purpose, pid, hostname, since }) => ({ command: `lds ${purpose}`, pid, hostname, since }));
+  logger.warn({ waitingFor, waitedSeconds: Math.round(waitedMs / 1000) }, line);
 }
 
 /** Apply a staged restore, if any; answers its outcome for the store (recorded once the volume is open). */

@@ -25,8 +25,8 @@ export interface HeldLock {
 
 export interface AcquireOptions {
   purpose: string;
-  /** Error code when the lock is held by a live process. */
-  busyCode: ErrorCode;
+  /** Error code when the lock is held by a live process (it may depend on what the holder does; null: unknown). */
+  busyCode: ErrorCode | ((owner: LockOwner | null) => ErrorCode);
   /** One line telling the operator how to resolve the conflict. */
   busyHint: (owner: LockOwner) => string;
   busyMessage: (owner: LockOwner) => string;
@@ -53,13 +53,17 @@ export function acquireLock(file: string, options: AcquireOptions): HeldLock {
     }
     const owner = readOwner(file);
     if (owner && isAlive(owner)) {
-      throw new LdsError(options.busyCode, options.busyMessage(owner), { hint: options.busyHint(owner) });
+      throw new LdsError(busyCode(options, owner), options.busyMessage(owner), { hint: options.busyHint(owner) });
     }
     removeStale(file, owner);
   }
-  throw new LdsError(options.busyCode, `Could not take ${file}: other processes keep racing for it.`, {
+  throw new LdsError(busyCode(options, null), `Could not take ${file}: other processes keep racing for it.`, {
     hint: "Make sure only one LDS process is started at a time on this data volume, then try again.",
   });
+}
+
+function busyCode(options: AcquireOptions, owner: LockOwner | null): ErrorCode {
+  return typeof options.busyCode === "function" ? options.busyCode(owner) : options.busyCode;
 }
 
 /** Create `file` holding `content`, all at once, only if it does not exist. False when it exists. */

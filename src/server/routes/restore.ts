@@ -13,10 +13,13 @@ import { verify, type VerifyResult } from "../../ops/verify.js";
 import { identitiesIn, NO_KEYS, openArchive, type ArchiveKeys } from "../../archive/age.js";
 import { openArchiveFile } from "../../ops/archive-file.js";
 import { requireAdmin } from "../admin-session.js";
+import type { BackupRunner } from "../../ops/backup-runner.js";
 
 export interface RestoreRouteOptions {
   volume: OpenVolume;
   uploadLimitBytes: number;
+  /** Staging holds off backups: the restart that applies the restore would cut one off. */
+  runner: Pick<BackupRunner, "holdForRestore">;
   /** Called once the staged restore's answer has been sent: the server restarts to apply it. */
   requestRestart: (reason: string) => void;
 }
@@ -24,7 +27,7 @@ export interface RestoreRouteOptions {
 const UPLOADS = "restore-uploads";
 
 /** Validate an archive and stage it for restore at the next start (docs/admin-api.md#restore). */
-export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app, { volume, uploadLimitBytes, requestRestart }) => {
+export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app, { volume, uploadLimitBytes, runner, requestRestart }) => {
   const { store } = volume;
   const root = volume.paths.root;
   const uploads = path.join(root, UPLOADS);
@@ -63,6 +66,23 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
       throw err;
     }
     return plain;
+  }
+
+  /** Verify the archive (decrypting it into the volume if it is encrypted) and stage it. */
+  async function stageChecked(name: string | undefined, uploadId: string | undefined, keys: ArchiveKeys, requestedBy: string) {
+    const source = uploadId ? { file: path.join(uploads, `upload-${uploadId}.tar`), downloaded: true } : await fetchNamed(name!);
+    if (!fs.existsSync(source.file)) throw new LdsError("archive_not_found", `No upload ${uploadId} (uploads are kept until staged or the server restarts).`);
+    const result = await check(source.file, keys);
+    if (!result.restorable) {
+      throw new LdsError("archive_too_new", `This archive cannot be restored here: ${result.reason}.`, { hint: "Upgrade LDS first." });
+    }
+    let staged = source;
+    if (result.encryption) {
+      staged = { file: await decryptForStaging(source.file, keys), downloaded: true };
+      if (source.downloaded) fs.rmSync(source.file, { force: true });
+    }
+    const { stagedAt } = stageRestore(volume.paths, { file: staged.file, move: staged.downloaded, source: name ?? "upload", requestedBy });
+    return { stagedAt, result };
   }
 
   // What the dashboard tells before an upload, and the word a restore is confirmed with: the volume's folder name.
@@ -127,21 +147,14 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
       const { name, uploadId, confirm } = request.body;
       if (confirm !== true) throw new LdsError("validation_error", "confirm must be true: staging a restore replaces the data at the next start.");
       if ((name === undefined) === (uploadId === undefined)) throw new LdsError("validation_error", "Give exactly one of name or uploadId.");
-      const source = uploadId
-        ? { file: path.join(uploads, `upload-${uploadId}.tar`), downloaded: true }
-        : await fetchNamed(name!);
-      if (!fs.existsSync(source.file)) throw new LdsError("archive_not_found", `No upload ${uploadId} (uploads are kept until staged or the server restarts).`);
       const keys = keysOf(request.body);
-      const result = await check(source.file, keys);
-      if (!result.restorable) {
-        throw new LdsError("archive_too_new", `This archive cannot be restored here: ${result.reason}.`, { hint: "Upgrade LDS first." });
-      }
-      let staged = source;
-      if (result.encryption) {
-        staged = { file: await decryptForStaging(source.file, keys), downloaded: true };
-        if (source.downloaded) fs.rmSync(source.file, { force: true });
-      }
-      const { stagedAt } = stageRestore(volume.paths, { file: staged.file, move: staged.downloaded, source: name ?? "upload", requestedBy: request.admin!.username });
+      // Before the archive is read, and kept until the restart: a backup running now (this server's, or an
+      // `lds backup`) is refused with 409, and none can start while the archive is verified and staged.
+      const hold = runner.holdForRestore();
+      const { stagedAt, result } = await stageChecked(name, uploadId, keys, request.admin!.username).catch((err: unknown) => {
+        hold.release();
+        throw err;
+      });
       request.log.warn({ source: name ?? "upload", by: request.admin!.username }, "restore staged; restarting to apply it");
       void reply.then(() => requestRestart("staged restore"), () => requestRestart("staged restore"));
       return reply.status(202).send({ staged: true, restarting: true, stagedAt, ...result });
