@@ -39,6 +39,16 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   };
 }
 
+/** A response's text, and its JSON when the text is JSON (else undefined: an error page, plain text). */
+export async function bodyOf(response: Response): Promise<{ text: string; json: any }> {
+  const text = await response.text();
+  try {
+    return { text, json: JSON.parse(text) };
+  } catch {
+    return { text, json: undefined };
+  }
+}
+
 /** A small client that keeps the session cookie like a browser would. */
 export function client(url: string) {
   let cookie: string | undefined;
@@ -50,14 +60,7 @@ export function client(url: string) {
     });
     const setCookie = response.headers.get("set-cookie");
     if (setCookie) cookie = setCookie.split(";")[0];
-    const text = await response.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, json, text };
+    return { status: response.status, headers: response.headers, ...(await bodyOf(response)) };
   };
   return {
     request,

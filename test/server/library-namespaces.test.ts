@@ -1,10 +1,9 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { mcpQueryDocs } from "../helpers/mcp-client.js";
 import { startConfluenceServer } from "../helpers/confluence-server.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
-import { eventually, startServer, type TestServer } from "../helpers/server.js";
+import { bodyOf, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDirForFile } from "../helpers/temp.js";
 import { libraryState } from "../helpers/volume.js";
 
@@ -44,26 +43,10 @@ async function call(route: string, body: unknown, key: string) {
 
 async function context(libraryId: string, key: string, query = "deploy a release to production") {
   const response = await fetch(`${server.url}/v2/context?${new URLSearchParams({ libraryId, query })}`, { headers: { authorization: `Bearer ${key}` }, redirect: "manual" });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
+  return { status: response.status, ...(await bodyOf(response)) };
 }
 
-async function queryDocs(libraryId: string, key: string) {
-  const client = new Client({ name: "lds-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url + "/mcp"), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-  try {
-    const result = await client.callTool({ name: "query-docs", arguments: { libraryId, query: "deploy a release to production" } });
-    return { isError: Boolean(result.isError), text: (result.content as Array<{ text: string }>).map((c) => c.text).join("\n") };
-  } finally {
-    await client.close();
-  }
-}
+const queryDocs = (libraryId: string, key: string) => mcpQueryDocs(server.url, key, libraryId, "deploy a release to production");
 
 const processed = (id: string) => eventually(async () => ["finalized", "failed"].includes(libraryState(dataDir, id)?.state ?? "") && libraryState(dataDir, id)!.state, 60_000);
 

@@ -1,13 +1,12 @@
 import path from "node:path";
 import { createRequire } from "node:module";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../../src/store/migrate.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { runCli } from "../helpers/cli.js";
+import { mcpQueryDocs } from "../helpers/mcp-client.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDir, tempDirForFile } from "../helpers/temp.js";
@@ -61,16 +60,7 @@ async function context(libraryId: string, key: string) {
   return { status: response.status, text, json: text.startsWith("{") ? JSON.parse(text) : undefined };
 }
 
-async function queryDocs(libraryId: string, key: string) {
-  const client = new Client({ name: "lds-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url + "/mcp"), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-  try {
-    const result = await client.callTool({ name: "query-docs", arguments: { libraryId, query: "rotate the keys" } });
-    return { isError: Boolean(result.isError), text: (result.content as Array<{ text: string }>).map((c) => c.text).join("\n") };
-  } finally {
-    await client.close();
-  }
-}
+const queryDocs = (libraryId: string, key: string) => mcpQueryDocs(server.url, key, libraryId, "rotate the keys");
 
 beforeAll(async () => {
   git = await startGitServer("unused-token");

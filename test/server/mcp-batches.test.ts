@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { fixtureDocs } from "../helpers/doc-fixtures.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
-import { client, eventually, startServer, type TestServer } from "../helpers/server.js";
+import { bodyOf, client, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDirForFile } from "../helpers/temp.js";
 
 // Issue 39 item 5: a JSON-RPC batch on POST /mcp was charged as one request, and every query word of every call
@@ -46,13 +46,7 @@ async function postMcp(key: string | null, body: unknown) {
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(key ? { authorization: `Bearer ${key}` } : {}) },
     body: JSON.stringify(body),
   });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
+  const { text, json } = await bodyOf(response);
   const header = (name: string) => response.headers.get(name);
   return { status: response.status, json, text, remaining: Number(header("ratelimit-remaining")), header };
 }
