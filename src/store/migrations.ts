@@ -8,6 +8,17 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * The full-text index's update trigger, as schema 3 created it: schema 13 sets it aside while it renames libraries
+ * (the text does not change) and creates it again, word for word.
+ */
+const SNIPPETS_FTS_UPDATE_TRIGGER = `CREATE TRIGGER snippets_fts_update AFTER UPDATE ON snippets BEGIN
+        INSERT INTO snippets_fts (snippets_fts, rowid, title, description, content)
+        VALUES ('delete', old.id, old.title, old.description, old.content);
+        INSERT INTO snippets_fts (rowid, title, description, content)
+        VALUES (new.id, new.title, new.description, new.content);
+      END;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -108,12 +119,7 @@ export const MIGRATIONS: readonly Migration[] = [
         INSERT INTO snippets_fts (snippets_fts, rowid, title, description, content)
         VALUES ('delete', old.id, old.title, old.description, old.content);
       END;
-      CREATE TRIGGER snippets_fts_update AFTER UPDATE ON snippets BEGIN
-        INSERT INTO snippets_fts (snippets_fts, rowid, title, description, content)
-        VALUES ('delete', old.id, old.title, old.description, old.content);
-        INSERT INTO snippets_fts (rowid, title, description, content)
-        VALUES (new.id, new.title, new.description, new.content);
-      END;
+      ${SNIPPETS_FTS_UPDATE_TRIGGER}
       -- Index the snippets that databases of schema 2 already hold.
       INSERT INTO snippets_fts (snippets_fts) VALUES ('rebuild');
     `,
@@ -378,12 +384,7 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TRIGGER snippets_fts_update;
       UPDATE snippets SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = snippets.library_id)
         WHERE library_id IN (SELECT old_id FROM library_redirects);
-      CREATE TRIGGER snippets_fts_update AFTER UPDATE ON snippets BEGIN
-        INSERT INTO snippets_fts (snippets_fts, rowid, title, description, content)
-        VALUES ('delete', old.id, old.title, old.description, old.content);
-        INSERT INTO snippets_fts (rowid, title, description, content)
-        VALUES (new.id, new.title, new.description, new.content);
-      END;
+      ${SNIPPETS_FTS_UPDATE_TRIGGER}
       UPDATE snippet_batches SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = snippet_batches.library_id)
         WHERE library_id IN (SELECT old_id FROM library_redirects);
       UPDATE library_versions SET library_id = (SELECT new_id FROM library_redirects WHERE old_id = library_versions.library_id)
