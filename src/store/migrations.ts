@@ -399,13 +399,36 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE key IN (SELECT 'library.options:' || old_id FROM library_redirects);
       UPDATE libraries SET id = (SELECT new_id FROM library_redirects WHERE old_id = libraries.id)
         WHERE id IN (SELECT old_id FROM library_redirects);
-      -- A team's policy patterns for its own namespace follow it (/team-3/** becomes /~team-3/**).
-      UPDATE teams SET policy = replace(policy, '"/team-' || id || '/', '"/~team-' || id || '/')
-        WHERE policy IS NOT NULL AND instr(policy, '"/team-' || id || '/') > 0;
+      -- A team's policy patterns follow its libraries: each pattern under /team-<N>/ and each naming a renamed id
+      -- gains its /~team-<N>/ twin beside it. The originals stay: a deny of /team-2/x may be what kept a planted
+      -- public library out, and replacing it would let that library in again.
+      UPDATE teams SET policy = ${policyListFollowingRenames("deny")} WHERE json_type(policy, '$.libraries.deny') = 'array';
+      UPDATE teams SET policy = ${policyListFollowingRenames("allow")} WHERE json_type(policy, '$.libraries.allow') = 'array';
       INSERT INTO audit_log (actor, action, subject, details)
         SELECT 'schema 13', 'library.rename', new_id, json_object('from', old_id, 'to', new_id) FROM library_redirects;
     `,
   },
 ];
+
+/**
+ * Schema 13: a team's policy with one list (allow or deny) followed by the twins of its patterns in the new private
+ * namespace (/team-<N>/… as /~team-<N>/…, a renamed 0.3 id as its new id), in the list's order, without duplicates.
+ */
+function policyListFollowingRenames(list: "allow" | "deny"): string {
+  const path = `'$.libraries.${list}'`;
+  const scope = "'/team-' || teams.id || '/'";
+  return `json_set(policy, ${path}, (SELECT json_group_array(value) FROM (
+        SELECT value, 0 AS pass, CAST(key AS INTEGER) AS position FROM json_each(teams.policy, ${path})
+        UNION ALL
+        SELECT twin, 1, min(position) FROM (
+          SELECT CASE WHEN substr(j.value, 1, length(${scope})) = ${scope}
+                      THEN '/~team-' || teams.id || '/' || substr(j.value, length(${scope}) + 1)
+                      ELSE r.new_id END AS twin, CAST(j.key AS INTEGER) AS position
+          FROM json_each(teams.policy, ${path}) j
+          LEFT JOIN library_redirects r ON r.old_id = j.value AND r.team_id = teams.id)
+        WHERE twin IS NOT NULL AND twin NOT IN (SELECT value FROM json_each(teams.policy, ${path}))
+        GROUP BY twin
+        ORDER BY pass, position)))`;
+}
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

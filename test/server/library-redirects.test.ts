@@ -33,7 +33,7 @@ function schema12Volume(gitBase: string): void {
   const host = new URL(gitBase).host;
   db.exec(`
     INSERT INTO teams (id, name, plan) VALUES (1, 'acorp', 'pro'), (2, 'bcorp', 'pro');
-    UPDATE teams SET policy = '{"sourceTypes":["git","wiki"],"libraries":{"allow":["/team-2/**","/acme/*"],"deny":[]}}' WHERE id = 2;
+    UPDATE teams SET policy = '{"sourceTypes":["git","wiki"],"libraries":{"allow":["/team-2/**","/acme/*","/acme/legacy"],"deny":["/team-2/bcorp/planted"]}}' WHERE id = 2;
   `);
   const library = db.prepare("INSERT INTO libraries (id, team_id, title, source, source_url, source_key, private, state) VALUES (?, 2, ?, 'git', ?, ?, 1, 'finalized')");
   const snippet = db.prepare("INSERT INTO snippets (library_id, kind, title, description, content, source_path, tokens) VALUES (?, 'info', ?, '', ?, ?, 30)");
@@ -94,7 +94,11 @@ describe("private ids of schema 12, migrated", () => {
         expect(db.prepare(`SELECT DISTINCT library_id FROM ${table} ORDER BY 1`).pluck().all(), table).not.toContain("/team-2/acme/old");
       }
       expect(db.prepare("SELECT key FROM settings WHERE key LIKE 'library.options:%'").pluck().all()).toEqual(["library.options:/~team-2/acme/old"]);
-      expect(JSON.parse(db.prepare("SELECT policy FROM teams WHERE id = 2").pluck().get() as string).libraries.allow).toEqual(["/~team-2/**", "/acme/*"]);
+      // Each pattern gains its twin in the new namespace; the originals stay (a deny of /team-2/… may be what kept a
+      // planted public library out).
+      const { allow, deny } = JSON.parse(db.prepare("SELECT policy FROM teams WHERE id = 2").pluck().get() as string).libraries;
+      expect(allow).toEqual(["/team-2/**", "/acme/*", "/acme/legacy", "/~team-2/**", "/~team-2/acme/legacy"]);
+      expect(deny).toEqual(["/team-2/bcorp/planted", "/~team-2/bcorp/planted"]);
       expect(db.prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'ledger'").pluck().get()).toBe(1);
     } finally {
       db.close();
