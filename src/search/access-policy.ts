@@ -27,21 +27,40 @@ export function isRestrictive(policy: AccessPolicy): boolean {
   return policy.sourceTypes.length < SOURCE_TYPES.length || policy.libraries.allow !== null || policy.libraries.deny.length > 0;
 }
 
+/** Compiled lists by their patterns: a team's policy is compiled once, not at every request that reads it. */
+const compiledLists = new Map<string, (id: string) => boolean>();
+/** Policies differ per team and change rarely; beyond this many distinct lists the oldest is compiled again. */
+const MAX_COMPILED_LISTS = 512;
+
 /**
- * A matcher of libraries, made once per request and compiled on its first use (most requests never ask): every
- * reader of a policy (search, context, MCP, refresh, submissions, metrics, the policy's own library count) goes
- * through it.
+ * A matcher of libraries: every reader of a policy (search, context, MCP, refresh, submissions, metrics, the policy's
+ * own library count) goes through it. Each list is compiled once per distinct content and kept (a policy saved by
+ * 0.7.10 may hold up to 1,000 patterns outside today's limits, whose compilation would otherwise cost every request).
  */
 export function policyMatcher(policy: AccessPolicy): (library: { id: string; source: string }) => boolean {
   let compiled: { allowed: (id: string) => boolean; denied: (id: string) => boolean } | undefined;
   return (library) => {
     if (!(policy.sourceTypes as string[]).includes(library.source)) return false;
     compiled ??= {
-      allowed: policy.libraries.allow === null ? () => true : libraryPatternSet(policy.libraries.allow),
-      denied: libraryPatternSet(policy.libraries.deny),
+      allowed: policy.libraries.allow === null ? () => true : compiledList(policy.libraries.allow),
+      denied: compiledList(policy.libraries.deny),
     };
     return compiled.allowed(library.id) && !compiled.denied(library.id);
   };
+}
+
+function compiledList(patterns: readonly string[]): (id: string) => boolean {
+  const key = JSON.stringify(patterns);
+  let list = compiledLists.get(key);
+  if (list) {
+    // Most recently used last, so the eviction below drops the least recently used.
+    compiledLists.delete(key);
+  } else {
+    list = libraryPatternSet(patterns);
+    if (compiledLists.size >= MAX_COMPILED_LISTS) compiledLists.delete(compiledLists.keys().next().value!);
+  }
+  compiledLists.set(key, list);
+  return list;
 }
 
 /** A PATCH body applied to a policy: the fields it names replace the current ones; anything malformed is a 400. */

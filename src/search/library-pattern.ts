@@ -185,7 +185,11 @@ export function libraryPatternSet(patterns: readonly string[]): (id: string) => 
     const compiled = compileLibraryPattern(source);
     if (compiled.never) continue;
     if (compiled.firstLiteral === null) anyFirst.push(compiled);
-    else byFirst.set(compiled.firstLiteral, [...(byFirst.get(compiled.firstLiteral) ?? []), compiled]);
+    else {
+      const same = byFirst.get(compiled.firstLiteral);
+      if (same) same.push(compiled);
+      else byFirst.set(compiled.firstLiteral, [compiled]);
+    }
   }
   return (id) => {
     if (literal.has(id)) return true;
