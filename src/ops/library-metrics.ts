@@ -1,5 +1,6 @@
 import { LdsError } from "../errors.js";
-import { accessDenied, libraryNotFound, type LibraryAccess } from "../search/library-access.js";
+import { accessDenied, type LibraryAccess } from "../search/library-access.js";
+import { findVisibleExactly } from "../search/visible-library.js";
 import type { Store } from "../store/store.js";
 import { day, type ClientKind } from "./usage-recorder.js";
 
@@ -25,8 +26,7 @@ const TOP = 10;
  */
 export async function libraryMetrics(store: Store, access: LibraryAccess, libraryId: string, days: number, now = Date.now()): Promise<LibraryMetrics> {
   if (!Number.isInteger(days) || days < 1 || days > 365) throw new LdsError("validation_error", "days must be a whole number from 1 to 365.");
-  const library = await store.libraries.find(libraryId);
-  if (!library || !access.canSee(library)) throw libraryNotFound(libraryId);
+  const library = await findVisibleExactly(store, access, libraryId);
   if (!access.mayUse(library)) throw accessDenied(libraryId);
   const dates = Array.from({ length: days }, (_, i) => day(now - (days - 1 - i) * 86_400_000));
   const rows = await store.usage.read(library.id, dates[0]!);

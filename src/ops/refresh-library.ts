@@ -1,6 +1,6 @@
 import { LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
-import { parseLibraryRef } from "../search/library-ref.js";
+import { findVisibleExactly } from "../search/visible-library.js";
 import type { Caller } from "../store/api-keys.js";
 import type { JobPayload } from "../store/jobs.js";
 import type { OpenVolume } from "../volume/open-volume.js";
@@ -22,13 +22,12 @@ export interface RefreshRequest {
 export async function refreshLibrary(volume: OpenVolume, caller: Caller, request: RefreshRequest, chargeRefresh: (isOwner: boolean) => void): Promise<{ message: string }> {
   const { store } = volume;
   const { libraryName, branch, gitToken } = request;
-  parseLibraryRef(libraryName); // the same id syntax as search and context: invalid_library_id otherwise
-  const library = await store.libraries.find(libraryName);
-  // The same visibility rules as search and context: another team's private library does not exist for the caller.
+  // The same visibility rules as search and context: another team's private library does not exist for the caller,
+  // and the old id of one of its own renamed libraries answers 301 with the new one.
   const access = await callerAccess(store, caller);
-  if (!library || !access.canSee(library)) {
-    throw new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: `Submit it first: ${action("library.submit")}.` });
-  }
+  const library = await findVisibleExactly(store, access, libraryName, () =>
+    new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: `Submit it first: ${action("library.submit")}.` }),
+  );
   if (!access.mayUse(library)) throw accessDenied(libraryName);
   if (library.private && caller.plan === "free") throw new LdsError("forbidden", "Private sources require a Pro or Enterprise plan.");
 

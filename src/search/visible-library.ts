@@ -26,11 +26,28 @@ export class LibraryRedirected extends LdsError {
  */
 export async function findVisibleLibrary(store: Store, access: LibraryAccess, sent: string): Promise<{ ref: LibraryRef; library: LibraryRow }> {
   for (const ref of parseLibraryRef(sent)) {
-    const renamedTo = await store.libraries.redirect(ref.libraryId);
-    const target = renamedTo === undefined ? undefined : await store.libraries.find(renamedTo);
-    if (target && access.canSee(target)) throw new LibraryRedirected(sent, ref.version ? `${target.id}/${ref.version}` : target.id);
-    const library = await store.libraries.find(ref.libraryId);
-    if (library && access.canSee(library)) return { ref, library };
+    const library = await visibleAt(store, access, ref.libraryId, sent, ref.version);
+    if (library) return { ref, library };
   }
   throw libraryNotFound(sent);
+}
+
+/**
+ * The library an id names exactly, for this reader (refresh and metrics, which take no pinned version): the same
+ * rules as findVisibleLibrary, with `notFound` for the answer when the reader sees nothing there.
+ */
+export async function findVisibleExactly(store: Store, access: LibraryAccess, libraryId: string, notFound: () => LdsError = () => libraryNotFound(libraryId)): Promise<LibraryRow> {
+  parseLibraryRef(libraryId); // the same id syntax as search and context: invalid_library_id otherwise
+  const library = await visibleAt(store, access, libraryId, libraryId, "");
+  if (!library) throw notFound();
+  return library;
+}
+
+/** The library at one reading of an id if the reader can see it; a redirect of the reader's own answers 301 first. */
+async function visibleAt(store: Store, access: LibraryAccess, libraryId: string, sent: string, version: string): Promise<LibraryRow | undefined> {
+  const renamedTo = await store.libraries.redirect(libraryId);
+  const target = renamedTo === undefined ? undefined : await store.libraries.find(renamedTo);
+  if (target && access.canSee(target)) throw new LibraryRedirected(sent, version ? `${target.id}/${version}` : target.id);
+  const library = await store.libraries.find(libraryId);
+  return library && access.canSee(library) ? library : undefined;
 }

@@ -19,6 +19,7 @@ import { dashboardRoutes } from "./dashboard.js";
 import { oauthRoutes } from "./routes/oauth.js";
 import type { JobRunner } from "../ops/job-runner.js";
 import { isPublicApiRoute, matchedRoute } from "./public-paths.js";
+import { LibraryRedirected } from "../search/visible-library.js";
 import { renderHint } from "../hints.js";
 import { SERVER_HINT_WORDS } from "./hint-words.js";
 import type { UsageRecorder } from "../ops/usage-recorder.js";
@@ -60,7 +61,9 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
       if (err.status >= 500) request.log.error({ code: err.code, err: err.message }, "request failed");
       // The hint, worded for an HTTP client (the dashboard shows it under the message).
       const hint = err.hint ? { hint: renderHint(err.hint, SERVER_HINT_WORDS) } : {};
-      return reply.status(err.status).send({ error: err.code, message: err.message, ...hint });
+      // A renamed library answers as the hosted service does: its clients read redirectUrl (no Location: not for browsers).
+      const redirect = err instanceof LibraryRedirected ? { redirectUrl: err.redirectUrl } : {};
+      return reply.status(err.status).send({ error: err.code, message: err.message, ...hint, ...redirect });
     }
     const e = err as { statusCode?: number; validation?: unknown; message: string };
     if (e.validation) {

@@ -125,6 +125,20 @@ describe("private ids of schema 12, migrated", () => {
       expect(hidden.json).toEqual(expect.objectContaining({ error: "library_not_found", message: expect.stringContaining(`Library ${id} was`) }));
       expect(hidden.text).not.toContain("redirect");
     }
+    // Refresh and metrics take the old id the same way: 301 with the new id to its team, not found to others.
+    const call = (method: string, route: string, key: string, body?: unknown) =>
+      fetch(server.url + route, { method, redirect: "manual", headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    for (const [method, route, body] of [
+      ["GET", "/v2/libs/metrics?libraryId=/team-2/acme/old", undefined],
+      ["POST", "/v1/refresh", { libraryName: "/team-2/acme/old" }],
+    ] as const) {
+      const own = await call(method, route, keys.b, body);
+      expect(own.status, route).toBe(301);
+      expect(await own.json()).toMatchObject({ error: "library_redirected", redirectUrl: "/~team-2/acme/old" });
+      const other = await call(method, route, keys.a, body);
+      expect(other.status, route).toBe(404);
+      expect(JSON.stringify(await other.json())).not.toContain("~team-2");
+    }
     // MCP query-docs names the new id in its answer.
     const mcp = await queryDocs("/team-2/acme/old", keys.b);
     expect(mcp.isError).toBe(true);

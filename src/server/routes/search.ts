@@ -2,7 +2,6 @@ import type { FastifyPluginAsync } from "fastify";
 import { isLdsError } from "../../errors.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { buildContext, contextAsJson } from "../../search/context.js";
-import { LibraryRedirected } from "../../search/visible-library.js";
 import { CONTEXT_TOKENS } from "../../search/context-budget.js";
 import { contextAsText } from "../../search/context-text.js";
 import { searchLibraries } from "../../search/library-search.js";
@@ -74,8 +73,6 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume; usage: Usage
       } catch (err) {
         // A text client shows the body as it is: "still processing" reads as a sentence there, not as JSON.
         if (type === "txt" && isLdsError(err, "library_not_finalized")) return reply.status(err.status).type("text/plain; charset=utf-8").send(`${err.message}\n`);
-        // As the hosted service answers a renamed library (its clients read redirectUrl); no Location: not for browsers.
-        if (err instanceof LibraryRedirected) return reply.status(301).send({ error: err.code, message: err.message, redirectUrl: err.redirectUrl });
         throw err;
       }
     },
