@@ -1,8 +1,10 @@
 import { LdsError } from "../errors.js";
-import { isRestrictive, OPEN_POLICY, patchPolicy, type AccessPolicy } from "../search/access-policy.js";
+import { OPEN_POLICY, type AccessPolicy } from "../search/access-policy.js";
 import { accessUnder } from "../search/library-access.js";
 import type { Caller } from "../store/api-keys.js";
 import type { Store } from "../store/store.js";
+import { keyActor } from "./actor.js";
+import { changeTeamPolicy } from "./teams.js";
 
 /** A team's policy as GET/PATCH /v2/policies answer it: the policy, and how many libraries its keys may use now. */
 export interface PolicyAnswer extends AccessPolicy {
@@ -20,9 +22,8 @@ export async function readTeamPolicy(store: Store, caller: Caller): Promise<Poli
 /** Change the caller's team policy (PATCH /v2/policies): the fields the body names replace the current ones. */
 export async function updateTeamPolicy(store: Store, caller: Caller, body: unknown): Promise<PolicyAnswer> {
   assertManager(caller);
-  const next = patchPolicy((await store.teams.policy(caller.teamId)) ?? OPEN_POLICY, body);
-  await store.teams.setPolicy(caller.teamId, isRestrictive(next) ? next : null);
-  await store.audit.record({ actor: `key:${caller.keyPrefix}`, action: "team.policy", subject: `team:${caller.teamId}`, details: { policy: next } });
+  // The same change as `lds teams restrict`, recorded under the key that made it.
+  const next = await changeTeamPolicy(store, keyActor(caller), caller.teamId, body);
   return answer(store, caller, next);
 }
 

@@ -1,14 +1,15 @@
 import prompts from "prompts";
-import { hashPassword, assertAcceptable } from "../../admin/passwords.js";
+import { assertAcceptable } from "../../admin/passwords.js";
 import { LdsError } from "../../errors.js";
 import { takeAdminPassword } from "../../config/admin-password.js";
+import { createAdmin } from "../../ops/admins.js";
+import { commandActor } from "../cli-actor.js";
 import { withVolume } from "../with-volume.js";
 
 export async function run(argv: { dataDir?: string; username: string; passwordStdin: boolean }): Promise<number> {
   const password = await readPassword(argv.passwordStdin);
-  assertAcceptable(password);
-  const hash = await hashPassword(password);
-  await withVolume(argv.dataDir, ({ store }) => store.admins.create(argv.username, hash), { purpose: "admin create" });
+  assertAcceptable(password); // before the volume is opened: a short password changes nothing
+  await withVolume(argv.dataDir, ({ store }) => createAdmin(store, commandActor(), argv.username, password), { purpose: "admin create" });
   process.stdout.write(`Created admin ${argv.username}. Log in with POST /api/auth/login.\n`);
   return 0;
 }

@@ -1,6 +1,7 @@
 import { LdsError } from "../../errors.js";
+import { addGitConnection, addWikiConnection, removeConnection } from "../../ops/connections.js";
+import { commandActor } from "../cli-actor.js";
 import { withVolume } from "../with-volume.js";
-import { disconnectGrant } from "../../oauth/disconnect.js";
 
 interface ConnectionArgs {
   _: string[];
@@ -31,17 +32,15 @@ export async function run(argv: ConnectionArgs): Promise<number> {
       });
     }
     return withVolume(argv.dataDir, async ({ store }) => {
-      const team = await store.teams.require(argv.team);
-      await store.connections.addGit(team.id, token, hosts);
+      const team = await addGitConnection(store, commandActor(), argv.team, token, hosts);
       process.stdout.write(`Connected a git account for team ${team.name}; its token goes only to ${hosts.join(", ")}.\n`);
       return 0;
     });
   }
   return withVolume(argv.dataDir, async ({ store }) => {
-    const team = await store.teams.require(argv.team);
     const apiBase = argv.apiBase ?? `https://api.atlassian.com/ex/confluence/${argv.cloudId}`;
     if (!/^https?:\/\//.test(apiBase) || !/^https?:\/\//.test(argv.siteUrl!)) throw new LdsError("validation_error", "--site-url and --api-base must be http(s) URLs.");
-    await store.connections.addWiki({ teamId: team.id, cloudId: argv.cloudId!, siteUrl: argv.siteUrl!, apiBase, token });
+    const team = await addWikiConnection(store, commandActor(), { team: argv.team, cloudId: argv.cloudId!, siteUrl: argv.siteUrl!, apiBase, token });
     process.stdout.write(`Connected wiki ${argv.siteUrl} (cloud ${argv.cloudId}) for team ${team.name}; its token goes only to ${apiBase}.\n`);
     return 0;
   });
@@ -82,16 +81,11 @@ async function list(argv: ConnectionArgs): Promise<number> {
 /** Remove a connection: a pasted token is deleted; an OAuth one is disconnected (revoked at the provider where it can be). */
 async function remove(argv: ConnectionArgs): Promise<number> {
   return withVolume(argv.dataDir, async ({ store }) => {
-    const connection = (await store.connections.list()).find((c) => c.id === argv.id);
-    if (!connection) throw new LdsError("connection_not_found", `No connection ${argv.id}.`, { hint: "List them with lds connections list." });
-    if (connection.grantId === null) {
-      await store.connections.removePasted(connection.id);
-      process.stdout.write(`Removed connection ${connection.id} and its token.\n`);
-    } else {
-      const result = await disconnectGrant(store, connection.grantId);
-      process.stdout.write(`Disconnected the OAuth account of connection ${connection.id}${result.revokedAtProvider ? "; the provider revoked its token" : ""}.${result.note ? ` ${result.note}` : ""}\n`);
-    }
-    await store.audit.record({ actor: "cli", action: "connection.disconnect", subject: `connection:${connection.id}`, details: { kind: connection.kind } });
+    // Checked here too, for the hint in this shell's words.
+    if (!(await store.connections.list()).some((c) => c.id === argv.id)) throw new LdsError("connection_not_found", `No connection ${argv.id}.`, { hint: "List them with lds connections list." });
+    const { connection, disconnected } = await removeConnection(store, commandActor(), argv.id!);
+    if (!disconnected) process.stdout.write(`Removed connection ${connection.id} and its token.\n`);
+    else process.stdout.write(`Disconnected the OAuth account of connection ${connection.id}${disconnected.revokedAtProvider ? "; the provider revoked its token" : ""}.${disconnected.note ? ` ${disconnected.note}` : ""}\n`);
     return 0;
   });
 }

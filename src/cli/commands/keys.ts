@@ -1,17 +1,18 @@
+import { commandActor } from "../cli-actor.js";
+import { createKey, revokeKey } from "../../ops/api-keys.js";
 import { withVolume } from "../with-volume.js";
 
 export async function run(argv: { _: string[]; email?: string; name?: string; prefix?: string; dataDir?: string; json?: boolean }): Promise<number> {
   return withVolume(argv.dataDir, async ({ store }) => {
     switch (argv._[1]) {
       case "create": {
-        const user = await store.users.require(argv.email!);
-        const { key, prefix } = await store.apiKeys.create(user.id, argv.name ?? null);
+        const { key, prefix } = await createKey(store, commandActor(), argv.email!, argv.name ?? null);
         if (argv.json) process.stdout.write(JSON.stringify({ key, prefix }) + "\n");
         else process.stdout.write(`${key}\nThis key is shown once: store it now. Revoke it with: lds keys revoke ${prefix}\n`);
         break;
       }
       case "revoke":
-        await store.apiKeys.revoke(argv.prefix!);
+        await revokeKey(store, commandActor(), argv.prefix!);
         process.stdout.write(`Revoked ${argv.prefix}.\n`);
         break;
       default: {

@@ -1,30 +1,32 @@
 import type { Plan } from "../../store/accounts.js";
-import { isRestrictive, OPEN_POLICY, patchPolicy } from "../../search/access-policy.js";
+import { isRestrictive } from "../../search/access-policy.js";
+import { commandActor } from "../cli-actor.js";
+import { addTeamProject, changeTeamPlan, changeTeamPolicy, createTeam } from "../../ops/teams.js";
 import { withVolume } from "../with-volume.js";
 
 export async function run(argv: { _: string[]; name?: string; plan?: Plan; libraries?: string[]; projectId?: string; projectName?: string; dataDir?: string; json?: boolean }): Promise<number> {
   return withVolume(argv.dataDir, async ({ store }) => {
     switch (argv._[1]) {
       case "create": {
-        const team = await store.teams.create(argv.name!, argv.plan ?? "free");
+        const team = await createTeam(store, commandActor(), argv.name!, argv.plan ?? "free");
         process.stdout.write(`Created team ${team.name} (${team.plan}).\n`);
         break;
       }
       case "set-plan":
-        await store.teams.setPlan(await store.teams.require(argv.name!), argv.plan!);
+        await changeTeamPlan(store, commandActor(), argv.name!, argv.plan!);
         process.stdout.write(`Team ${argv.name} is now on the ${argv.plan} plan.\n`);
         break;
       case "add-project":
-        await store.teams.addProject((await store.teams.require(argv.name!)).id, argv.projectId!, argv.projectName ?? "");
+        await addTeamProject(store, commandActor(), argv.name!, argv.projectId!, argv.projectName ?? "");
         process.stdout.write(`Team ${argv.name} has project ${argv.projectId}.\n`);
         break;
-      case "restrict":
-        // The same policy as PATCH /v2/policies: only these libraries (none when the list is empty).
+      case "restrict": {
+        // The same change as PATCH /v2/policies: only these libraries (none when the list is empty).
         const team = await store.teams.require(argv.name!);
-        const policy = patchPolicy((await store.teams.policy(team.id)) ?? OPEN_POLICY, { libraries: { allow: argv.libraries ?? [] } });
-        await store.teams.setPolicy(team.id, policy);
+        await changeTeamPolicy(store, commandActor(), team.id, { libraries: { allow: argv.libraries ?? [] } });
         process.stdout.write(`Team ${argv.name} may use only: ${argv.libraries?.join(", ") || "no library"}.\n`);
         break;
+      }
       default: {
         const teams = await Promise.all((await store.teams.list()).map(async (t) => ({ ...t, policy: await store.teams.policy(t.id) })));
         if (argv.json) process.stdout.write(JSON.stringify(teams) + "\n");

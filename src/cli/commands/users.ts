@@ -1,14 +1,16 @@
 import type { Role } from "../../store/accounts.js";
+import { commandActor } from "../cli-actor.js";
+import { addUser, removeUser } from "../../ops/users.js";
 import { withVolume } from "../with-volume.js";
 
 export async function run(argv: { _: Array<string | number>; email: string; team?: string; role?: Role; dataDir?: string }): Promise<number> {
   return withVolume(argv.dataDir, async ({ store }) => {
     if (argv._[1] === "remove") {
-      const user = await store.users.remove(argv.email);
+      const user = await removeUser(store, commandActor(), argv.email);
       process.stdout.write(`Removed ${user.email}; its API keys now answer user_not_found. \`lds users add\` brings it back.\n`);
       return 0;
     }
-    const user = await store.users.add(await store.teams.require(argv.team!), argv.email, argv.role ?? "member");
+    const { user } = await addUser(store, commandActor(), argv.team!, argv.email, argv.role ?? "member");
     process.stdout.write(`Added ${user.email} to ${argv.team} as ${user.role}.\n`);
     return 0;
   });

@@ -1,7 +1,11 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Plan, Role } from "../../store/accounts.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { auditAdmin, requireAdmin } from "../admin-session.js";
+import { adminActor } from "../../ops/actor.js";
+import { createKey, revokeKey } from "../../ops/api-keys.js";
+import { changeTeamPlan, createTeam } from "../../ops/teams.js";
+import { addUser, removeUser } from "../../ops/users.js";
+import { requireAdmin } from "../admin-session.js";
 
 const PLANS = ["free", "pro", "enterprise"];
 const ROLES = ["owner", "admin", "member"];
@@ -10,8 +14,9 @@ const teamName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za
 const email = { type: "string", minLength: 3, maxLength: 254 };
 
 /**
- * Teams, users and API keys for operators (the dashboard; the CLI's lds teams/users/keys do the same). Every change
- * is audit-logged with the admin who made it; a new key's secret is in the one answer that creates it, never again.
+ * Teams, users and API keys for operators (the dashboard; the CLI's lds teams/users/keys do the same through the
+ * same use cases, ops/teams.ts, users.ts, api-keys.ts). Every change is audit-logged there with the admin who made
+ * it; a new key's secret is in the one answer that creates it, never again.
  */
 export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (app, { volume }) => {
   const { store } = volume;
@@ -24,16 +29,12 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
   });
 
   app.post<{ Body: { name: string; plan: Plan } }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
-    const team = await store.teams.create(request.body.name, request.body.plan);
-    await auditAdmin(store, request.admin!.username, "team.create", `team:${team.id}`, { name: team.name, plan: team.plan });
+    const team = await createTeam(store, adminActor(request.admin!.username), request.body.name, request.body.plan);
     return reply.status(201).send(team);
   });
 
   app.patch<{ Params: { team: string }; Body: { plan: Plan } }>("/api/teams/:team", { schema: object(["plan"], { plan: { enum: PLANS } }) }, async (request) => {
-    const team = await store.teams.require(request.params.team);
-    await store.teams.setPlan(team, request.body.plan);
-    await auditAdmin(store, request.admin!.username, "team.plan", `team:${team.id}`, { from: team.plan, to: request.body.plan });
-    return { ...team, plan: request.body.plan };
+    return changeTeamPlan(store, adminActor(request.admin!.username), request.params.team, request.body.plan);
   });
 
   app.get("/api/users", async () => ({ users: await store.users.list() }));
@@ -42,16 +43,13 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     "/api/users",
     { schema: object(["team", "email", "role"], { team: { type: "string", minLength: 1, maxLength: 64 }, email, role: { enum: ROLES } }) },
     async (request, reply) => {
-      const team = await store.teams.require(request.body.team);
-      const user = await store.users.add(team, request.body.email, request.body.role);
-      await auditAdmin(store, request.admin!.username, "user.add", `user:${user.id}`, { email: user.email, team: team.name, role: user.role });
+      const { user, team } = await addUser(store, adminActor(request.admin!.username), request.body.team, request.body.email, request.body.role);
       return reply.status(201).send({ ...user, team: team.name });
     },
   );
 
   app.delete<{ Params: { email: string } }>("/api/users/:email", async (request) => {
-    const user = await store.users.remove(request.params.email);
-    await auditAdmin(store, request.admin!.username, "user.remove", `user:${user.id}`, { email: user.email });
+    const user = await removeUser(store, adminActor(request.admin!.username), request.params.email);
     return { removed: user.email };
   });
 
@@ -61,17 +59,14 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     "/api/keys",
     { schema: object(["email"], { email, name: { type: "string", maxLength: 100 } }) },
     async (request, reply) => {
-      const user = await store.users.require(request.body.email);
-      const { key, prefix } = await store.apiKeys.create(user.id, request.body.name || null);
-      await auditAdmin(store, request.admin!.username, "key.create", `key:${prefix}`, { email: user.email });
+      const created = await createKey(store, adminActor(request.admin!.username), request.body.email, request.body.name || null);
       // The only time the secret leaves the server: the dashboard shows it once with a copy button.
-      return reply.status(201).header("Cache-Control", "no-store").send({ key, prefix, email: user.email });
+      return reply.status(201).header("Cache-Control", "no-store").send(created);
     },
   );
 
   app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request) => {
-    await store.apiKeys.revoke(request.params.prefix);
-    await auditAdmin(store, request.admin!.username, "key.revoke", `key:${request.params.prefix}`);
+    await revokeKey(store, adminActor(request.admin!.username), request.params.prefix);
     return { revoked: request.params.prefix };
   });
 };
