@@ -10,6 +10,7 @@ import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./sch
 /** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
 const DAILY_DRILL = "30 4 * * *";
 import { lockBackup } from "../volume/volume-locks.js";
+import { delaypoint } from "../util/failpoint.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
 import { backup, type BackupResult } from "./backup.js";
@@ -61,8 +62,11 @@ export interface BackupRunner {
   status(): Promise<BackupStatus>;
   /** Re-read the schedule from the stored configuration: a change takes effect without a restart. */
   reschedule(): Promise<void>;
-  /** Run the drill of the newest archive now (what the daily schedule does). */
-  drillNewest(): Promise<void>;
+  /**
+   * Start the drill of the newest archive now (what the daily schedule does); its outcome lands in the status.
+   * Refused while a backup (it drills its own archive), another drill or a staged restore is under way.
+   */
+  startDrill(): void;
   /**
    * For staging a restore, whose restart would cut off a running backup: refuse with `backup_running` while one runs
    * (this server's or another process's), else hold backup.lock so that none starts (here, or cron's lds-backup)
@@ -85,6 +89,8 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
   let heldForRestore: HeldLock | null = null;
+  /** A restore drill under way (scheduled or asked for): staging a restore would cut it off with the restart. */
+  let drilling: { startedAt: string } | null = null;
   const readJson = async <T>(name: string): Promise<T | null> => {
     const value = await store.settings.get(name);
     return value ? (JSON.parse(value) as T) : null;
@@ -137,6 +143,11 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
 
   function holdForRestore(): { release(): void } {
     if (heldForRestore) throw new LdsError("volume_locked", "Another restore is being staged; the server restarts to apply it.", { hint: "Wait for the restart, then check which restore was applied." });
+    if (drilling) {
+      throw new LdsError("backup_running", `A restore drill (started at ${drilling.startedAt}) is running: staging a restore restarts the server, which would cut it off.`, {
+        hint: `Wait for it to finish (${action("backup.status")} shows its outcome), then stage the restore again.`,
+      });
+    }
     const lock = holdBackupLockForRestore(dataDir, running?.progress ?? null);
     heldForRestore = lock;
     return {
@@ -175,11 +186,20 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
     if (config.drill.schedule === "daily") drillCron = new Cron(DAILY_DRILL, { timezone: config.schedule.timezone, protect: true }, () => void drillNewest());
   }
 
+  function startDrill(): void {
+    if (running) throw new LdsError("backup_running", "A backup is running: ask for the drill once it has finished (with drill.schedule after-backup, the backup drills its own archive).", { hint: `Wait for it to finish (${action("backup.status")}), then ask for the drill again.` });
+    if (drilling) throw new LdsError("backup_running", `A restore drill (started at ${drilling.startedAt}) is already running.`, { hint: `Its outcome appears in ${action("backup.status")}.` });
+    if (heldForRestore) throw restoreBeingStaged();
+    void drillNewest();
+  }
+
   /** The daily drill: the newest archive at the destination, unless a backup runs (it drills its own archive). */
   async function drillNewest(): Promise<void> {
     // A restore about to be applied makes the drill moot, and the restart would cut it off.
-    if (running || heldForRestore) return;
+    if (running || heldForRestore || drilling) return;
+    drilling = { startedAt: new Date().toISOString() };
     try {
+      await delaypoint("drill-under-way");
       const config = await loadBackupConfig(store);
       const destination = await configuredDestination(config, dataDir, store);
       for await (const newest of destination.list()) {
@@ -188,6 +208,8 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
       }
     } catch (err) {
       logger.error({ err: String(err) }, "the daily restore drill could not start");
+    } finally {
+      drilling = null;
     }
   }
 
@@ -209,7 +231,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
       warnings: drillWarnings(lastDrill),
       };
     },
-    drillNewest,
+    startDrill,
     async idle() {
       await running?.promise;
     },

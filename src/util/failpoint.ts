@@ -15,3 +15,11 @@ export function failpoint(name: string): void {
 export function stallpoint(name: string, ms = 60_000): void {
   if (process.env.LDS_FAILPOINT === name) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
+
+/**
+ * With LDS_FAILPOINT=<name>, wait at that step without blocking the thread: work that stays under way while the
+ * server keeps answering, for tests of what may and may not overlap it.
+ */
+export async function delaypoint(name: string, ms = 30_000): Promise<void> {
+  if (process.env.LDS_FAILPOINT === name) await new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -177,4 +177,25 @@ describe("a restore staged while a backup runs (issue 39, item 6)", () => {
     expect(fs.readFileSync(path.join(dataDir, "secret.key")).equals(key)).toBe(true);
     expect(cli.exitCode).toBeNull();
   }, 120_000);
+
+  it("a restore drill under way is not cut off: staging and a second drill are refused with 409 backup_running", async () => {
+    // LDS_FAILPOINT=drill-under-way keeps the drill going for 30 s without blocking the server.
+    const dataDir = tempDir("lds-rdb-");
+    await seedVolume(dataDir);
+    const server = await startServer(dataDir, { LDS_SUPERVISED: "1", LDS_FAILPOINT: "drill-under-way" });
+    cleanups.push(() => (server.child.exitCode === null ? server.stop() : undefined));
+    const api = client(server.url);
+    await api.login();
+    expect((await api.post("/api/backup/drill")).status).toBe(202);
+    const again = await api.post("/api/backup/drill");
+    expect(again.status).toBe(409);
+    expect(again.json).toMatchObject({ error: "backup_running", message: expect.stringMatching(/restore drill \(started at .+\) is already running/) });
+    const staged = await api.post("/api/restore/stage", { name: "lds-backup-20261121T151441Z.tar", confirm: true });
+    expect(staged.status, staged.text).toBe(409);
+    expect(staged.json).toMatchObject({ error: "backup_running", message: expect.stringContaining("restore drill"), hint: expect.stringContaining("stage the restore again") });
+    // Nothing was staged and the server did not restart.
+    expect(fs.existsSync(path.join(dataDir, "restore-staged"))).toBe(false);
+    expect((await api.get("/api/health")).status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  }, 60_000);
 });

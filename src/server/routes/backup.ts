@@ -43,8 +43,9 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   app.post("/api/backup/test-connection", async (request) => testDestination(store, dataDir, parseDestinationTest(request.body)));
 
   // A restore drill of the newest archive now (what drill.schedule "daily" runs); the outcome is in the status.
+  // 409 while a backup, another drill or a staged restore is under way (the drill would not run).
   app.post("/api/backup/drill", async (_request, reply) => {
-    void runner.drillNewest();
+    runner.startDrill();
     return reply.status(202).send({ started: true, statusUrl: "/api/backup/status" });
   });
 
