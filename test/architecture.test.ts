@@ -93,6 +93,32 @@ function storeInternalsUsed(): string[] {
   return found.filter((use) => !SQLITE_ENGINE_WORK.includes(use.split(":")[0]!));
 }
 
+/**
+ * Files below the shells that read the process environment (process.env, process["env"], env from node:process),
+ * as "file:line". The shells (cli/, server/) read it once and pass parsed settings down; a worker thread is given
+ * its settings in workerData.
+ */
+function environmentReadsBelowShells(): string[] {
+  const src = path.join(ROOT, "src");
+  const read = /\bprocess\s*(?:\.\s*env\b|\[\s*["'`]env["'`]\s*\])|\bfrom\s+["'](?:node:)?process["']/;
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const rel = path.relative(src, full);
+      if (entry.isDirectory()) {
+        if (rel !== "cli" && rel !== "server") walk(full);
+      } else if (/\.tsx?$/.test(entry.name)) {
+        fs.readFileSync(full, "utf8")
+          .split("\n")
+          .forEach((line, i) => read.test(line) && found.push(`${rel}:${i + 1}`));
+      }
+    }
+  };
+  walk(src);
+  return found;
+}
+
 describe("the architecture of src/", () => {
   const edges = importEdges();
 
@@ -117,6 +143,10 @@ describe("the architecture of src/", () => {
 
   it("keeps the dashboard (src/ui, compiled for the browser) apart from the server's code", () => {
     expect(edges.filter(([from, to]) => (from === "ui") !== (to === "ui")).map(([, to, file]) => `${file} imports ${to}`)).toEqual([]);
+  });
+
+  it("reads the process environment only in the shells (cli/, server/)", () => {
+    expect(environmentReadsBelowShells()).toEqual([]);
   });
 
   it("has no two folders that import each other", () => {
