@@ -10,6 +10,6 @@ export interface DestinationArgs {
 
 /** The destination an operator named (`--to` / `--from`), or the data volume's own backups/ folder. */
 export function destinationFromArgs(spec: string | undefined, args: DestinationArgs): Promise<Destination> {
-  const fallback = dataVolume(resolveDataDir(args.dataDir)).backups;
-  return openLocation(spec ?? fallback, args);
+  const fallback = dataVolume(resolveDataDir(args.dataDir, process.env)).backups;
+  return openLocation(spec ?? fallback, args, process.env);
 }

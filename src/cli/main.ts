@@ -4,6 +4,7 @@ import { CONTEXT_TOKENS } from "../search/context-budget.js";
 import { destinationDrivers } from "../destinations/registry.js";
 import { APP_VERSION } from "../version.js";
 import { reportError } from "./report-error.js";
+import { armFailpoint } from "../util/failpoint.js";
 
 /** Which command a binary runs: `lds` takes any, `lds-backup` and `lds-restore` are one command each. */
 export type Entry = "lds" | "lds-backup" | "lds-restore";
@@ -305,8 +306,21 @@ function exitCodeHelp(): string {
   return ["Exit codes:", `    ${EXIT.ok}  success`, ...lines, `   ${EXIT.restart}  lds serve restarting to apply a staged restore (for systemd Restart=on-failure)`, "", "Docs: docs/errors.md (what each code means and what to do)."].join("\n");
 }
 
+/**
+ * What the process environment sets for the code below the shells, which never reads process.env itself
+ * (docs/architecture.md): the crash-test hook, and the AWS SDK's Node version notice.
+ */
+function readProcessEnvironment(): void {
+  armFailpoint(process.env.LDS_FAILPOINT);
+  // The SDK warns on every run that its 2027 releases need Node 22; no client option turns that off, only this
+  // variable, read when an S3 client is made. Operators read our stderr from cron at 3 a.m.: that notice is for us
+  // (docs/dependencies.md tracks it), not for them.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+}
+
 /** Parse argv, run one command, print any error and exit. The only place the process exits. */
 export async function main(argv: string[], entry: Entry = "lds"): Promise<never> {
+  readProcessEnvironment();
   const cli = commands(yargs(argv).scriptName(entry), entry)
     .version(APP_VERSION)
     .strict()

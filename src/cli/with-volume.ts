@@ -26,7 +26,7 @@ function refuseForeignEmbedder(volume: OpenVolume): void {
  * vectors ask for `vectors`: a stale index (after an upgrade) is rebuilt first, with a note on stderr.
  */
 export async function withVolume<T>(dataDir: string | undefined, use: (volume: OpenVolume) => T | Promise<T>, needs: { vectors?: boolean; purpose?: string } = {}): Promise<T> {
-  const root = resolveDataDir(dataDir);
+  const root = resolveDataDir(dataDir, process.env);
   const entry = enterVolume(root, needs.purpose ?? process.argv.slice(2, 4).join(" "));
   try {
     for (const line of entry.recovered) process.stderr.write(`lds: ${line}\n`);

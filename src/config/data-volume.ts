@@ -19,8 +19,8 @@ export interface DataVolume {
 
 export const DEFAULT_DATA_DIR = "./data";
 
-/** Resolve the data directory: the flag wins over LDS_DATA_DIR, which wins over ./data. */
-export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+/** Resolve the data directory: the flag wins over LDS_DATA_DIR (from the shell's environment), which wins over ./data. */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   return path.resolve(flag || env.LDS_DATA_DIR || DEFAULT_DATA_DIR);
 }
 

@@ -46,14 +46,14 @@ export function driverFor(location: string): DestinationDriver {
   return DRIVERS.find((d) => d.scheme !== null && d.scheme === scheme) ?? DRIVERS[DRIVERS.length - 1]!;
 }
 
-/** A destination from what an operator typed, with its driver's settings from flags and the environment. */
-export function openLocation(location: string, flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Promise<Destination> {
+/** A destination from what an operator typed, with its driver's settings from flags and the environment the shell gives. */
+export function openLocation(location: string, flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<Destination> {
   const driver = driverFor(location);
   return driver.open(location, settingsFrom(driver, flags, env));
 }
 
 /** An archive named by a remote location (s3://…/name), or undefined for a file on this machine. */
-export async function openRemoteArchive(location: string, flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Promise<{ destination: Destination; name: string } | undefined> {
+export async function openRemoteArchive(location: string, flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<{ destination: Destination; name: string } | undefined> {
   const driver = driverFor(location);
   return driver.scheme === null ? undefined : driver.openArchive(location, settingsFrom(driver, flags, env));
 }

@@ -45,10 +45,6 @@ const MiB = 1024 * 1024;
 /** S3 allows 10,000 parts; keep a margin for an archive that ends up larger than its estimate. */
 const MAX_PARTS = 9_000;
 
-// The SDK warns on every run that its 2027 releases need Node 22. Operators read our stderr from cron at 3 a.m.:
-// that notice is for us (docs/dependencies.md tracks it), not for them.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
 /** Archives as objects in a bucket. A put is one multipart upload, completed only when the whole archive is sent. */
 export function createS3Destination(options: S3DestinationOptions): Destination {
   const region = options.region || "us-east-1";

@@ -22,6 +22,7 @@ import { isPublicApiRoute, matchedRoute } from "./public-paths.js";
 import { LibraryRedirected } from "../search/visible-library.js";
 import { renderHint } from "../hints.js";
 import { SERVER_HINT_WORDS } from "./hint-words.js";
+import { isClientClosed } from "./client-closed.js";
 import type { UsageRecorder } from "../ops/usage-recorder.js";
 
 export interface AppSettings {
@@ -56,6 +57,11 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
   });
 
   app.setErrorHandler((raw, request, reply) => {
+    if (isClientClosed(raw, request.raw)) {
+      // Nothing failed here and no one is left to answer (the status is for the request's own log line only).
+      request.log.info({ code: (raw as { code?: string }).code, err: (raw as Error).message }, "client closed the connection");
+      return reply.status(499).send();
+    }
     const err = isDiskFull(raw) ? fromSystemError(raw, "the data volume") : raw;
     if (err instanceof LdsError) {
       if (err.status >= 500) request.log.error({ code: err.code, err: err.message }, "request failed");

@@ -2,18 +2,38 @@
  * Crash points for the crash-safety tests: with LDS_FAILPOINT=<name>, the process kills itself with SIGKILL at
  * that step, exactly as a power cut or the OOM killer would; with LDS_FAILPOINT=@<n>, at the n-th crash point it
  * passes, whatever its name (a test walks every step of a command that way). Unset in production: a no-op.
+ *
+ * The shell reads LDS_FAILPOINT and arms it here (cli/main.ts), as it does every setting; a worker thread that has
+ * crash points is given the armed name in its workerData (vectors/knn-worker.ts). Nothing here reads the environment.
  */
+let armed: string | undefined;
 let passed = 0;
+
+/** Arm the crash point `name` (LDS_FAILPOINT's value), or disarm with undefined or "". */
+export function armFailpoint(name: string | undefined): void {
+  armed = name || undefined;
+  passed = 0;
+}
+
+/** The armed crash point, for a worker thread to arm the same in its own module instance. */
+export function armedFailpoint(): string | undefined {
+  return armed;
+}
+
 export function failpoint(name: string): void {
-  const wanted = process.env.LDS_FAILPOINT;
-  if (!wanted) return;
+  if (!armed) return;
   passed++;
-  if (wanted === name || wanted === `@${passed}`) process.kill(process.pid, "SIGKILL");
+  if (armed === name || armed === `@${passed}`) process.kill(process.pid, "SIGKILL");
 }
 
 /** With LDS_FAILPOINT=<name>, block this thread for a minute at that step: a hung dependency, for timeout tests. */
 export function stallpoint(name: string, ms = 60_000): void {
-  if (process.env.LDS_FAILPOINT === name) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  if (armed === name) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** With LDS_FAILPOINT=<name>, end this thread (or process) at that step with `code`: a thread that dies, for tests. */
+export function exitpoint(name: string, code: number): void {
+  if (armed === name) process.exit(code);
 }
 
 /**
@@ -21,5 +41,5 @@ export function stallpoint(name: string, ms = 60_000): void {
  * server keeps answering, for tests of what may and may not overlap it.
  */
 export async function delaypoint(name: string, ms = 30_000): Promise<void> {
-  if (process.env.LDS_FAILPOINT === name) await new Promise((resolve) => setTimeout(resolve, ms));
+  if (armed === name) await new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,12 +1,14 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { createWordSearch, type WordIndexTarget, type WordRankRequest, type WordSearchOptions } from "../store/word-search.js";
-import { stallpoint } from "../util/failpoint.js";
+import { armFailpoint, exitpoint, stallpoint } from "../util/failpoint.js";
 import type { PartitionCacheOptions } from "./partition-cache.js";
 import { createPartitionSearch } from "./partition-search.js";
 
 // The thread side of the search worker: its own read-only connections to vectors.db (nearest neighbours) and, when
 // given, lds.db (BM25 from word indexes); one query at a time.
-const { file, cache, storeFile, words } = workerData as { file: string; cache: PartitionCacheOptions; storeFile?: string; words?: WordSearchOptions };
+const { file, cache, storeFile, words, failpoint } = workerData as { file: string; cache: PartitionCacheOptions; storeFile?: string; words?: WordSearchOptions; failpoint?: string };
+// The test hook armed in the thread that started this one (util/failpoint.ts): nothing below the shells reads the environment.
+armFailpoint(failpoint);
 // Opened at the first vector query: the server's word-index thread never asks one, and needs no vectors.db.
 let partitions: ReturnType<typeof createPartitionSearch> | undefined;
 const search = () => (partitions ??= createPartitionSearch(file, cache, (copied) => parentPort!.postMessage({ copied })));
@@ -27,7 +29,7 @@ parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords }: 
   if (warmWords) return wordSearch?.warm(warmWords);
   // Test hooks: a thread that hangs, or one that dies, must cost one request an error, never the server.
   stallpoint("vector-search-stall");
-  if (process.env.LDS_FAILPOINT === "vector-search-crash") process.exit(70);
+  exitpoint("vector-search-crash", 70);
   try {
     const result = rank ? (wordSearch?.rank(rank) ?? null) : search().nearest(vector!, k!, partition!);
     parentPort!.postMessage({ id, result });

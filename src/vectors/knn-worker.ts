@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { builtModule } from "../util/built-module.js";
+import { armedFailpoint } from "../util/failpoint.js";
 import type { WordIndexMade, WordIndexTarget, WordRankRequest, WordSearchOptions } from "../store/word-search.js";
 import type { WordRanking } from "../store/word-index.js";
 import type { CopyMade, PartitionCacheOptions } from "./partition-cache.js";
@@ -65,7 +66,7 @@ export function createVectorSearchWorker(
     worker = undefined;
   };
   const start = () => {
-    const w = new Worker(ENTRY, { workerData: { file, cache, storeFile: words?.storeFile, words: words?.options } });
+    const w = new Worker(ENTRY, { workerData: { file, cache, storeFile: words?.storeFile, words: words?.options, failpoint: armedFailpoint() } });
     w.on("message", ({ id, result, error, copied, indexed }: { id: number; result?: unknown; error?: string; copied?: CopyMade; indexed?: WordIndexMade }) => {
       if (copied) return onCopy(copied);
       if (indexed) return words?.onIndex?.(indexed);

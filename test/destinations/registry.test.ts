@@ -11,7 +11,7 @@ registerDriver(memoryDriver);
 
 destinationConformance("a third driver added through the registry (memory)", async () => {
   const store = randomBytes(4).toString("hex");
-  const destination = await openLocation(`mem://${store}`, {});
+  const destination = await openLocation(`mem://${store}`, {}, {});
   return {
     destination,
     async putForeign(name, body) {
@@ -29,10 +29,10 @@ describe("the destination registry", () => {
     expect(driverFor("mem://x").kind).toBe("memory");
     expect(driverFor("/var/backups/lds").kind).toBe("local");
     expect(driverFor("relative/dir").kind).toBe("local");
-    const remote = await openRemoteArchive("mem://store/lds-backup-20260101T000000Z.tar", {});
+    const remote = await openRemoteArchive("mem://store/lds-backup-20260101T000000Z.tar", {}, {});
     expect(remote?.name).toBe("lds-backup-20260101T000000Z.tar");
     expect(remote?.destination.description).toBe("mem://store");
-    expect(await openRemoteArchive("/srv/archives/lds-backup-20260101T000000Z.tar", {})).toBeUndefined();
+    expect(await openRemoteArchive("/srv/archives/lds-backup-20260101T000000Z.tar", {}, {})).toBeUndefined();
     expect(() => registerDriver(memoryDriver)).toThrow(/registered already/);
   });
 

@@ -77,9 +77,13 @@ describe("lds serve", () => {
     const { child, url } = await startServer(dataDir);
     try {
       const port = new URL(url).port;
-      const other = await runCli("lds", ["serve", "--data-dir", tempDir(), "--port", port]);
+      const otherDir = tempDir();
+      const other = await runCli("lds", ["serve", "--data-dir", otherDir, "--port", port]);
       expect(other.exitCode).toBe(5);
       expect(other.stderr).toContain(`127.0.0.1:${port} is already in use`);
+      // Listening is the last step: everything opened before it was closed again, server.lock last.
+      expect(fs.existsSync(path.join(otherDir, "lds.db"))).toBe(true);
+      expect(fs.existsSync(path.join(otherDir, "server.lock"))).toBe(false);
     } finally {
       child.kill("SIGTERM");
       await child;

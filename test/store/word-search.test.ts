@@ -5,6 +5,7 @@ import { liveBatch } from "../../src/store/snippet-batches.js";
 import { bm25ScoredSnippets } from "../../src/store/snippet-search.js";
 import { createWordSearch, type WordIndexMade, type WordSearch } from "../../src/store/word-search.js";
 import { createVectorSearchWorker } from "../../src/vectors/knn-worker.js";
+import { armFailpoint } from "../../src/util/failpoint.js";
 import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
 import { DOC_WORDS, wordSource } from "../helpers/words.js";
@@ -187,20 +188,20 @@ describe("BM25 from the search thread's word indexes", () => {
       options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
     });
     open.push({ close: () => void volume.vectorSearch?.close() });
-    // The thread exits at its first query (a test hook; the thread starts at the first query, with this environment).
-    process.env.LDS_FAILPOINT = "vector-search-crash";
+    // The thread exits at its first query (a test hook; the thread starts at the first query, given the armed hook).
+    armFailpoint("vector-search-crash");
     let failed: Promise<unknown>;
     try {
       failed = volume.vectorSearch.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words: ["retry"], depth: 10 });
     } finally {
-      delete process.env.LDS_FAILPOINT;
+      armFailpoint(undefined);
     }
     await expect(failed).rejects.toThrow(/exited with code 70/);
-    process.env.LDS_FAILPOINT = "vector-search-crash";
+    armFailpoint("vector-search-crash");
     try {
       expect(await rankSnippets(volume, ref, "retrying timeout header", "bm25", 50)).toEqual(expected);
     } finally {
-      delete process.env.LDS_FAILPOINT;
+      armFailpoint(undefined);
     }
   });
 });

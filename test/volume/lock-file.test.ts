@@ -14,6 +14,8 @@ async function holdLockInChild(root: string, env: Record<string, string> = {}) {
   const script = `
     const { lockVolumeExclusive } = await import(${JSON.stringify(path.join(ROOT, "dist/volume/volume-locks.js"))});
     const { dataVolume } = await import(${JSON.stringify(path.join(ROOT, "dist/config/data-volume.js"))});
+    const { armFailpoint } = await import(${JSON.stringify(path.join(ROOT, "dist/util/failpoint.js"))});
+    armFailpoint(process.env.LDS_FAILPOINT); // as the CLI does
     lockVolumeExclusive(dataVolume(${JSON.stringify(root)}), "server");
     console.log("locked");
     setInterval(() => {}, 1000);`;

@@ -8,7 +8,7 @@ import { encryptionFromArgs, type AgeArgs } from "../archive-keys.js";
 import { printWarnings, renderWarnings } from "../warnings.js";
 
 export async function run(argv: DestinationArgs & AgeArgs & { to?: string; gzip: boolean; keep?: number; json: boolean }): Promise<number> {
-  const volume = dataVolume(resolveDataDir(argv.dataDir));
+  const volume = dataVolume(resolveDataDir(argv.dataDir, process.env));
   const encryption = await encryptionFromArgs(argv);
   const destination = await destinationFromArgs(argv.to, argv);
   const interrupt = interruptSignal();

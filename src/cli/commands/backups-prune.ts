@@ -7,7 +7,7 @@ import { destinationFromArgs, type DestinationArgs } from "../destination-args.j
 export async function run(argv: DestinationArgs & { from?: string; keep: number; json: boolean }): Promise<number> {
   const destination = await destinationFromArgs(argv.from, argv);
   // Under the volume's backup lock, no backup of it is writing: what interrupted ones left can go too.
-  const volume = dataVolume(resolveDataDir(argv.dataDir));
+  const volume = dataVolume(resolveDataDir(argv.dataDir, process.env));
   const lock = fs.existsSync(volume.db) ? lockBackup(volume) : null;
   let removed: string[];
   let incomplete: string[] = [];

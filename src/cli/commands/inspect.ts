@@ -7,7 +7,7 @@ import { printWarnings, renderWarnings } from "../warnings.js";
 
 export async function run(argv: DestinationArgs & AgeArgs & { archive: string; json: boolean }): Promise<number> {
   const keys = keysFromArgs(argv);
-  const remote = await openRemoteArchive(argv.archive, argv);
+  const remote = await openRemoteArchive(argv.archive, argv, process.env);
   const result = await inspect(argv.archive, remote, keys);
   if (argv.json) {
     const { files: _files, ...manifest } = result.manifest;

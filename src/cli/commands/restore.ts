@@ -13,7 +13,7 @@ import { summaryLines } from "../summary.js";
 import { keysFromArgs, type AgeArgs } from "../archive-keys.js";
 
 export async function run(argv: DestinationArgs & AgeArgs & { archive: string; yes: boolean; json: boolean }): Promise<number> {
-  const dataDir = resolveDataDir(argv.dataDir);
+  const dataDir = resolveDataDir(argv.dataDir, process.env);
   const keys = keysFromArgs(argv);
   // Refuse up front rather than verify a large archive and then fail for want of a terminal.
   if (!argv.yes && !process.stdin.isTTY) {
@@ -27,7 +27,7 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; y
     const result = await restore({
       dataDir,
       archive: argv.archive,
-      download: await openRemoteArchive(argv.archive, argv),
+      download: await openRemoteArchive(argv.archive, argv, process.env),
       keys,
       signal: interrupt.signal,
       onProgress: progress.update,

@@ -3,7 +3,7 @@ import { rotateKey } from "../../ops/rotate-key.js";
 
 /** `lds secrets rotate-key`: a new secret.key, every stored secret re-sealed in one transaction (server stopped). */
 export async function run(argv: { dataDir?: string; json: boolean }): Promise<number> {
-  const result = await rotateKey(resolveDataDir(argv.dataDir));
+  const result = await rotateKey(resolveDataDir(argv.dataDir, process.env));
   if (argv.json) {
     process.stdout.write(JSON.stringify(result) + "\n");
     return 0;

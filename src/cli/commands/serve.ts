@@ -11,7 +11,7 @@ import { serve } from "../../server/start.js";
  */
 export async function run(argv: { dataDir?: string; host: string; port: number }): Promise<number> {
   const settings = serverSettingsFromEnv(process.env);
-  const server = await serve({ dataDir: resolveDataDir(argv.dataDir), host: argv.host, port: argv.port, settings });
+  const server = await serve({ dataDir: resolveDataDir(argv.dataDir, process.env), host: argv.host, port: argv.port, settings });
   return new Promise((resolve) => {
     let stopping = false;
     const stop = async (why: string, code: number, then?: () => void) => {

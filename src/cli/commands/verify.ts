@@ -14,7 +14,7 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; j
   const interrupt = interruptSignal();
   const progress = byteProgress("Verifying", !argv.json && process.stderr.isTTY === true);
   try {
-    const remote = await openRemoteArchive(argv.archive, argv);
+    const remote = await openRemoteArchive(argv.archive, argv, process.env);
     const result = await verify(argv.archive, { remote, keys, signal: interrupt.signal, onProgress: progress.update });
     progress.stop();
     if (argv.json) {
@@ -40,7 +40,7 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; j
 async function drill(argv: DestinationArgs & { archive: string; json: boolean }, keys: ArchiveKeys): Promise<number> {
   const interrupt = interruptSignal();
   try {
-    const remote = await openRemoteArchive(argv.archive, argv);
+    const remote = await openRemoteArchive(argv.archive, argv, process.env);
     // Loaded only for a drill: it brings the store (25 modules), which a plain verify's start would pay for.
     const { restoreDrill } = await import("../../ops/restore-drill.js");
     const result = await restoreDrill(argv.archive, { remote, keys, signal: interrupt.signal });
