@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Plan, Role } from "../../store/accounts.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { auditAdmin, requireAdmin } from "../admin-session.js";
+import type { AccountTeam, AccountUser, KeyListing, KeyRevoked, NewApiKey, TeamListing, UserListing, UserRemoved } from "../api-types.js";
 
 const PLANS = ["free", "pro", "enterprise"];
 const ROLES = ["owner", "admin", "member"];
@@ -17,28 +18,28 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
   const { store } = volume;
   app.addHook("onRequest", requireAdmin(store));
 
-  app.get("/api/teams", async () => {
+  app.get("/api/teams", async (): Promise<TeamListing> => {
     const users = await store.users.list();
     const teams = await store.teams.list();
     return { teams: teams.map((t) => ({ ...t, users: users.filter((u) => u.team_id === t.id).length })) };
   });
 
-  app.post<{ Body: { name: string; plan: Plan } }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
+  app.post<{ Body: { name: string; plan: Plan }; Reply: AccountTeam }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
     const team = await store.teams.create(request.body.name, request.body.plan);
     await auditAdmin(store, request.admin!.username, "team.create", `team:${team.id}`, { name: team.name, plan: team.plan });
     return reply.status(201).send(team);
   });
 
-  app.patch<{ Params: { team: string }; Body: { plan: Plan } }>("/api/teams/:team", { schema: object(["plan"], { plan: { enum: PLANS } }) }, async (request) => {
+  app.patch<{ Params: { team: string }; Body: { plan: Plan } }>("/api/teams/:team", { schema: object(["plan"], { plan: { enum: PLANS } }) }, async (request): Promise<AccountTeam> => {
     const team = await store.teams.require(request.params.team);
     await store.teams.setPlan(team, request.body.plan);
     await auditAdmin(store, request.admin!.username, "team.plan", `team:${team.id}`, { from: team.plan, to: request.body.plan });
     return { ...team, plan: request.body.plan };
   });
 
-  app.get("/api/users", async () => ({ users: await store.users.list() }));
+  app.get("/api/users", async (): Promise<UserListing> => ({ users: await store.users.list() }));
 
-  app.post<{ Body: { team: string; email: string; role: Role } }>(
+  app.post<{ Body: { team: string; email: string; role: Role }; Reply: AccountUser }>(
     "/api/users",
     { schema: object(["team", "email", "role"], { team: { type: "string", minLength: 1, maxLength: 64 }, email, role: { enum: ROLES } }) },
     async (request, reply) => {
@@ -49,15 +50,15 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     },
   );
 
-  app.delete<{ Params: { email: string } }>("/api/users/:email", async (request) => {
+  app.delete<{ Params: { email: string } }>("/api/users/:email", async (request): Promise<UserRemoved> => {
     const user = await store.users.remove(request.params.email);
     await auditAdmin(store, request.admin!.username, "user.remove", `user:${user.id}`, { email: user.email });
     return { removed: user.email };
   });
 
-  app.get("/api/keys", async () => ({ keys: await store.apiKeys.list() }));
+  app.get("/api/keys", async (): Promise<KeyListing> => ({ keys: await store.apiKeys.list() }));
 
-  app.post<{ Body: { email: string; name?: string } }>(
+  app.post<{ Body: { email: string; name?: string }; Reply: NewApiKey }>(
     "/api/keys",
     { schema: object(["email"], { email, name: { type: "string", maxLength: 100 } }) },
     async (request, reply) => {
@@ -69,7 +70,7 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     },
   );
 
-  app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request) => {
+  app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request): Promise<KeyRevoked> => {
     await store.apiKeys.revoke(request.params.prefix);
     await auditAdmin(store, request.admin!.username, "key.revoke", `key:${request.params.prefix}`);
     return { revoked: request.params.prefix };
