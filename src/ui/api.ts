@@ -1,4 +1,5 @@
 /** The admin API as the dashboard uses it: JSON both ways, the session cookie, and errors as the API words them. */
+import type { ErrorAnswer } from "../server/api-types.js";
 
 export class ApiError extends Error {
   constructor(
@@ -20,7 +21,11 @@ export function onSignedOut(listener: Listener): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * `T` is the answer's type from src/server/api-types.ts, named at the call: it is never inferred from where the
+ * answer goes (`NoInfer`), so a page cannot read an answer through a shape of its own. Without it the answer is void.
+ */
+export async function api<T = void>(method: string, path: string, body?: unknown): Promise<NoInfer<T>> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -36,7 +41,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 /** Upload a file as the raw body (the restore upload), with progress. */
-export function upload<T>(path: string, file: File, onProgress: (sent: number) => void): Promise<T> {
+export function upload<T = void>(path: string, file: File, onProgress: (sent: number) => void): Promise<NoInfer<T>> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open("POST", path);
@@ -60,7 +65,7 @@ async function answerOf<T>(response: Response, path: string): Promise<T> {
     json = undefined;
   }
   if (response.ok) return json as T;
-  const error = (json ?? {}) as { error?: string; message?: string; hint?: string };
+  const error = (json ?? {}) as Partial<ErrorAnswer>;
   if (response.status === 401 && error.error === "not_authenticated" && path !== "/api/auth/login") {
     for (const listener of signedOutListeners) listener();
   }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import type { AdminSession } from "../server/api-types.js";
 import { api, onSignedOut } from "./api.js";
 import { navigate, onLinkClick, usePage, BASE } from "./router.js";
 import { SignIn } from "./pages/sign-in.js";
@@ -18,14 +19,14 @@ const PAGES = [
   { path: "/connections", label: "Connections", view: ConnectionsPage },
 ];
 
-type Session = { username: string } | null | undefined;
+type Session = AdminSession | null | undefined;
 
 /** The shell: who is signed in, the navigation, and the page. A lost session shows sign-in, then the same page. */
 export function App() {
   const page = usePage();
   const [session, setSession] = useState<Session>(undefined);
   useEffect(() => {
-    api<{ username: string }>("GET", "/api/auth/session").then(setSession, () => setSession(null));
+    api<AdminSession>("GET", "/api/auth/session").then(setSession, () => setSession(null));
     return onSignedOut(() => setSession(null));
   }, []);
   const current = PAGES.find((p) => p.path === page);

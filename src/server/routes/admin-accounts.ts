@@ -6,6 +6,7 @@ import { createKey, revokeKey } from "../../ops/api-keys.js";
 import { changeTeamPlan, createTeam } from "../../ops/teams.js";
 import { addUser, removeUser } from "../../ops/users.js";
 import { requireAdmin } from "../admin-session.js";
+import type { AccountTeam, AccountUser, KeyListing, KeyRevoked, NewApiKey, TeamListing, UserListing, UserRemoved } from "../api-types.js";
 
 const PLANS = ["free", "pro", "enterprise"];
 const ROLES = ["owner", "admin", "member"];
@@ -22,24 +23,24 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
   const { store } = volume;
   app.addHook("onRequest", requireAdmin(store));
 
-  app.get("/api/teams", async () => {
+  app.get("/api/teams", async (): Promise<TeamListing> => {
     const users = await store.users.list();
     const teams = await store.teams.list();
     return { teams: teams.map((t) => ({ ...t, users: users.filter((u) => u.team_id === t.id).length })) };
   });
 
-  app.post<{ Body: { name: string; plan: Plan } }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
+  app.post<{ Body: { name: string; plan: Plan }; Reply: AccountTeam }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
     const team = await createTeam(store, adminActor(request.admin!.username), request.body.name, request.body.plan);
     return reply.status(201).send(team);
   });
 
-  app.patch<{ Params: { team: string }; Body: { plan: Plan } }>("/api/teams/:team", { schema: object(["plan"], { plan: { enum: PLANS } }) }, async (request) => {
+  app.patch<{ Params: { team: string }; Body: { plan: Plan } }>("/api/teams/:team", { schema: object(["plan"], { plan: { enum: PLANS } }) }, async (request): Promise<AccountTeam> => {
     return changeTeamPlan(store, adminActor(request.admin!.username), request.params.team, request.body.plan);
   });
 
-  app.get("/api/users", async () => ({ users: await store.users.list() }));
+  app.get("/api/users", async (): Promise<UserListing> => ({ users: await store.users.list() }));
 
-  app.post<{ Body: { team: string; email: string; role: Role } }>(
+  app.post<{ Body: { team: string; email: string; role: Role }; Reply: AccountUser }>(
     "/api/users",
     { schema: object(["team", "email", "role"], { team: { type: "string", minLength: 1, maxLength: 64 }, email, role: { enum: ROLES } }) },
     async (request, reply) => {
@@ -48,14 +49,14 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     },
   );
 
-  app.delete<{ Params: { email: string } }>("/api/users/:email", async (request) => {
+  app.delete<{ Params: { email: string } }>("/api/users/:email", async (request): Promise<UserRemoved> => {
     const user = await removeUser(store, adminActor(request.admin!.username), request.params.email);
     return { removed: user.email };
   });
 
-  app.get("/api/keys", async () => ({ keys: await store.apiKeys.list() }));
+  app.get("/api/keys", async (): Promise<KeyListing> => ({ keys: await store.apiKeys.list() }));
 
-  app.post<{ Body: { email: string; name?: string } }>(
+  app.post<{ Body: { email: string; name?: string }; Reply: NewApiKey }>(
     "/api/keys",
     { schema: object(["email"], { email, name: { type: "string", maxLength: 100 } }) },
     async (request, reply) => {
@@ -65,7 +66,7 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     },
   );
 
-  app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request) => {
+  app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request): Promise<KeyRevoked> => {
     await revokeKey(store, adminActor(request.admin!.username), request.params.prefix);
     return { revoked: request.params.prefix };
   });

@@ -9,6 +9,7 @@ import { submitRepository, type RepositorySubmission } from "../../ops/submit-re
 import { summarise } from "../../search/library-summary.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { auditAdmin, requireAdmin } from "../admin-session.js";
+import type { AdminLibrary, LibraryListing, LibraryRemoved, RefreshStarted, SubmissionAnswer } from "../api-types.js";
 import { REPOSITORY_FIELDS } from "./submissions.js";
 
 export interface AdminLibraryOptions {
@@ -28,11 +29,11 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
   const { store } = volume;
   app.addHook("onRequest", requireAdmin(store));
 
-  app.get("/api/libraries", async () => {
+  app.get("/api/libraries", async (): Promise<LibraryListing> => {
     const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
     const rows = await store.libraries.list();
     const libraries = await Promise.all(
-      rows.map(async (row) => {
+      rows.map(async (row): Promise<AdminLibrary> => {
         const summary = await summarise(store, row);
         return {
           id: row.id,
@@ -53,7 +54,7 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
     return { libraries };
   });
 
-  app.post<{ Body: RepositorySubmission & { team: string } }>(
+  app.post<{ Body: RepositorySubmission & { team: string }; Reply: SubmissionAnswer }>(
     "/api/libraries",
     {
       schema: {
@@ -81,7 +82,7 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
     },
   );
 
-  app.post<{ Body: { libraryName: string; branch?: string } }>(
+  app.post<{ Body: { libraryName: string; branch?: string }; Reply: RefreshStarted }>(
     "/api/libraries/refresh",
     {
       schema: {
@@ -105,7 +106,7 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
   app.delete<{ Querystring: { id: string } }>(
     "/api/libraries",
     { schema: { querystring: { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1, maxLength: 500 } } } } },
-    async (request) => {
+    async (request): Promise<LibraryRemoved> => {
       const removed = await removeLibrary(volume, request.query.id);
       await auditAdmin(store, request.admin!.username, "library.remove", request.query.id, removed);
       request.log.warn({ library: request.query.id, by: request.admin!.username }, "library removed");

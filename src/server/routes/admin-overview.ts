@@ -6,6 +6,7 @@ import { storedDestination } from "../../ops/configured-destination.js";
 import { lastRestoreOutcome } from "../../ops/restore-outcome.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { requireAdmin } from "../admin-session.js";
+import type { Overview, RestoreOutcomeAnswer } from "../api-types.js";
 import { worded } from "../hint-words.js";
 
 export interface OverviewRouteOptions {
@@ -19,14 +20,14 @@ export const overviewRoutes: FastifyPluginAsync<OverviewRouteOptions> = async (a
   app.addHook("onRequest", requireAdmin(volume.store));
   const newestArchive = newestArchiveCache(volume);
 
-  app.get("/api/overview", async () => {
+  app.get("/api/overview", async (): Promise<Overview> => {
     const status = await runner.status();
     const answer = await overview({ store: volume.store, dataDir: volume.paths.root, backupsDir: volume.paths.backups, licence: licence(), backup: status, newestArchive: await newestArchive() });
     return { ...answer, warnings: answer.warnings.map(worded) };
   });
 
   // The outcome of the last staged restore, recorded when the server came back (null: none since this volume began).
-  app.get("/api/restore/outcome", async () => ({ outcome: await lastRestoreOutcome(volume.store) }));
+  app.get("/api/restore/outcome", async (): Promise<RestoreOutcomeAnswer> => ({ outcome: await lastRestoreOutcome(volume.store) }));
 };
 
 /** How long the newest archive at the destination is remembered: the overview refreshes every 10 s, S3 lists cost. */

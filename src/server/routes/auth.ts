@@ -4,6 +4,7 @@ import { LdsError } from "../../errors.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { requireAdmin, SESSION_COOKIE } from "../admin-session.js";
 import { createRateLimiter } from "../rate-limiter.js";
+import type { AdminSession, LoginAnswer, LogoutAnswer } from "../api-types.js";
 
 export interface AuthRouteOptions {
   volume: OpenVolume;
@@ -28,7 +29,7 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
         },
       },
     },
-    async (request, reply) => {
+    async (request, reply): Promise<LoginAnswer> => {
       // Per account too: behind a trusted proxy the address (X-Forwarded-For) is the client's to choose.
       perAccount.hit(`login:${request.body.username.toLowerCase()}`, loginAttemptsPerMinute, reply);
       const admin = await volume.store.admins.find(request.body.username);
@@ -52,9 +53,9 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
   );
 
   // Who is signed in: the dashboard asks first, and an expired session sends it to sign-in.
-  app.get("/api/auth/session", { onRequest: requireAdmin(volume.store) }, async (request) => ({ username: request.admin!.username }));
+  app.get("/api/auth/session", { onRequest: requireAdmin(volume.store) }, async (request): Promise<AdminSession> => ({ username: request.admin!.username }));
 
-  app.post("/api/auth/logout", async (request, reply) => {
+  app.post("/api/auth/logout", async (request, reply): Promise<LogoutAnswer> => {
     const token = request.cookies[SESSION_COOKIE];
     if (token) await volume.store.admins.deleteSession(token);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });

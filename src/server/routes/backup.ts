@@ -13,6 +13,7 @@ import { worded } from "../hint-words.js";
 import { backupRuns } from "../../ops/backup-history.js";
 import { testDestination } from "../../ops/test-destination.js";
 import type { LastResult } from "../../ops/backup-runner.js";
+import type { ArchiveListing, BackupConfig, BackupRuns, BackupStarted, BackupStatus, DestinationTest, DrillStarted } from "../api-types.js";
 
 export interface BackupRouteOptions {
   volume: OpenVolume;
@@ -25,31 +26,31 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   const dataDir = volume.paths.root;
   app.addHook("onRequest", requireAdmin(store));
 
-  app.post("/api/backup", async (_request, reply) => {
+  app.post<{ Reply: BackupStarted }>("/api/backup", async (_request, reply) => {
     const { startedAt } = runner.start("api");
     return reply.status(202).send({ started: true, startedAt, statusUrl: "/api/backup/status" });
   });
 
   // Warnings carry neutral hints: worded here as the configuration's fields.
-  app.get("/api/backup/status", async () => {
+  app.get("/api/backup/status", async (): Promise<BackupStatus> => {
     const status = await runner.status();
     return { ...status, lastResult: status.lastResult && wordedRun(status.lastResult), warnings: status.warnings.map(worded) };
   });
 
   // The last 50 runs of the server's backups, newest first (the dashboard's history).
-  app.get("/api/backup/runs", async () => ({ runs: (await backupRuns(store)).map(wordedRun) }));
+  app.get("/api/backup/runs", async (): Promise<BackupRuns> => ({ runs: (await backupRuns(store)).map(wordedRun) }));
 
   // Write, read back and delete a probe at the destination as given (saved or not): the dashboard's "Test connection".
-  app.post("/api/backup/test-connection", async (request) => testDestination(store, dataDir, parseDestinationTest(request.body)));
+  app.post("/api/backup/test-connection", async (request): Promise<DestinationTest> => testDestination(store, dataDir, parseDestinationTest(request.body)));
 
   // A restore drill of the newest archive now (what drill.schedule "daily" runs); the outcome is in the status.
   // 409 while a backup, another drill or a staged restore is under way (the drill would not run).
-  app.post("/api/backup/drill", async (_request, reply) => {
+  app.post<{ Reply: DrillStarted }>("/api/backup/drill", async (_request, reply) => {
     runner.startDrill();
     return reply.status(202).send({ started: true, statusUrl: "/api/backup/status" });
   });
 
-  app.get("/api/backups", async () => {
+  app.get("/api/backups", async (): Promise<ArchiveListing> => {
     const destination = await storedDestination(store, dataDir);
     const archives = [];
     for await (const archive of destination.list()) archives.push(archive);
@@ -79,9 +80,9 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
     return reply.send(await destination.get(name));
   });
 
-  app.get("/api/backup/config", async () => loadBackupConfig(store));
+  app.get("/api/backup/config", async (): Promise<BackupConfig> => loadBackupConfig(store));
 
-  app.put("/api/backup/config", async (request) => {
+  app.put("/api/backup/config", async (request): Promise<BackupConfig> => {
     const update = parseBackupConfig(request.body);
     // Early feedback from the driver (a local path must be a writable directory): a 400 now, not a failed backup at 3 a.m.
     await driverOfKind(update.destination.type).checkConfig?.(update.destination, { dataDir });

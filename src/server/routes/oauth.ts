@@ -9,6 +9,7 @@ import { grantAccessToken } from "../../oauth/tokens.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { auditAdmin, requireAdmin } from "../admin-session.js";
 import { connectOutcomes } from "../connect-outcomes.js";
+import type { AuthorizationStarted, BrowseListing, ConnectedAccount, ConnectionListing, Disconnected, ProviderListing, ProviderSettings } from "../api-types.js";
 
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
@@ -59,7 +60,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
   app.register(async (admin) => {
     admin.addHook("onRequest", requireAdmin(store));
 
-    admin.get("/api/oauth/providers", async (request) => ({
+    admin.get("/api/oauth/providers", async (request): Promise<ProviderListing> => ({
       redirectUri: `${origin(request)}${CALLBACK_PATH}`,
       providers: await Promise.all(PROVIDERS.map(async (p) => ({ kind: p.kind, name: p.name, connects: p.connects, defaults: p.defaults, ...(await loadProviderConfig(store, p.kind)) }))),
     }));
@@ -83,7 +84,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
           },
         },
       },
-      async (request) => {
+      async (request): Promise<ProviderSettings> => {
         const kind = kindOf(request.params.kind);
         await saveProviderConfig(store, kind, request.body);
         await auditAdmin(store, request.admin!.username, "oauth.provider", kind, { clientId: request.body.clientId ?? null, secretChanged: request.body.clientSecret !== undefined });
@@ -94,22 +95,22 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
     admin.post<{ Params: { kind: string }; Body: { team: string } }>(
       "/api/oauth/:kind/start",
       { schema: { body: { type: "object", additionalProperties: false, required: ["team"], properties: { team: { type: "string", minLength: 1, maxLength: 64 } } } } },
-      async (request) => startAuthorization(store, { kind: kindOf(request.params.kind), team: request.body.team, origin: origin(request), startedBy: request.admin!.username }),
+      async (request): Promise<AuthorizationStarted> => startAuthorization(store, { kind: kindOf(request.params.kind), team: request.body.team, origin: origin(request), startedBy: request.admin!.username }),
     );
 
-    admin.get<{ Params: { id: string } }>("/api/oauth/connected/:id", async (request) => {
+    admin.get<{ Params: { id: string } }>("/api/oauth/connected/:id", async (request): Promise<ConnectedAccount> => {
       const outcome = outcomes.recall(request.params.id);
       if (!outcome) throw new LdsError("connection_not_found", "No account was connected under this id in the last 10 minutes (or the server restarted since).", { hint: "See the list of connected accounts." });
       const team = (await store.teams.list()).find((t) => t.id === outcome.teamId);
       return { provider: outcome.provider, providerName: isProviderKind(outcome.provider) ? providerOf(outcome.provider).name : outcome.provider, account: outcome.account, team: team?.name ?? null };
     });
 
-    admin.get("/api/connections", async () => {
+    admin.get("/api/connections", async (): Promise<ConnectionListing> => {
       const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
       return { connections: (await store.oauth.list()).map((g) => ({ ...g, team: teams.get(g.teamId) ?? null, providerName: isProviderKind(g.provider) ? providerOf(g.provider).name : g.provider })) };
     });
 
-    admin.get<{ Params: { id: string } }>("/api/connections/:id/browse", async (request) => {
+    admin.get<{ Params: { id: string } }>("/api/connections/:id/browse", async (request): Promise<BrowseListing> => {
       const grant = await store.oauth.find(Number(request.params.id));
       if (!grant || !isProviderKind(grant.provider)) throw new LdsError("connection_not_found", `No connection ${request.params.id.slice(0, 20)}.`);
       const { config } = await usableProvider(store, grant.provider);
@@ -117,7 +118,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
       return { items: await providerOf(grant.provider).browse(config, token, grant) };
     });
 
-    admin.delete<{ Params: { id: string } }>("/api/connections/:id", async (request) => {
+    admin.delete<{ Params: { id: string } }>("/api/connections/:id", async (request): Promise<Disconnected> => {
       const result = await disconnectGrant(store, Number(request.params.id));
       await auditAdmin(store, request.admin!.username, "connection.disconnect", `connection:${request.params.id}`, result);
       return result;

@@ -14,6 +14,7 @@ import { identitiesIn, NO_KEYS, openArchive, type ArchiveKeys } from "../../arch
 import { openArchiveFile } from "../../ops/archive-file.js";
 import { requireAdmin } from "../admin-session.js";
 import type { BackupRunner } from "../../ops/backup-runner.js";
+import type { ArchiveCheck, ArchiveUpload, ArchiveValidation, LockedUpload, RestoreLimits, RestoreStaged } from "../api-types.js";
 
 export interface RestoreRouteOptions {
   volume: OpenVolume;
@@ -47,7 +48,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     return { file, downloaded: true };
   }
 
-  async function check(file: string, keys: ArchiveKeys = NO_KEYS) {
+  async function check(file: string, keys: ArchiveKeys = NO_KEYS): Promise<ArchiveCheck> {
     return summary(await verify(file, { tempDir: root, keys }));
   }
 
@@ -86,12 +87,12 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
   }
 
   // What the dashboard tells before an upload, and the word a restore is confirmed with: the volume's folder name.
-  app.get("/api/restore/limits", async () => ({ uploadLimitBytes, volumeName: path.basename(root) }));
+  app.get("/api/restore/limits", async (): Promise<RestoreLimits> => ({ uploadLimitBytes, volumeName: path.basename(root) }));
 
   app.post<{ Body: { name: string } & AgeKeysBody }>(
     "/api/restore/validate",
     { schema: { body: { type: "object", additionalProperties: false, required: ["name"], properties: { name: { type: "string", maxLength: 128 }, ...AGE_KEY_FIELDS } } } },
-    async (request) => {
+    async (request): Promise<ArchiveValidation> => {
       const { file, downloaded } = await fetchNamed(request.body.name);
       try {
         return { name: request.body.name, ...(await check(file, keysOf(request.body))) };
@@ -101,7 +102,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     },
   );
 
-  app.post("/api/restore/upload", { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request, reply) => {
+  app.post<{ Reply: ArchiveUpload }>("/api/restore/upload", { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request, reply) => {
     if (!request.headers["content-type"]?.startsWith("application/octet-stream")) {
       throw new LdsError("validation_error", "Upload the archive as the raw body with Content-Type: application/octet-stream.");
     }
@@ -120,7 +121,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     try {
       await pipeline(request.body as Readable, limiter, fs.createWriteStream(file, { flags: "wx", mode: 0o600 }));
       // An encrypted upload is kept for staging with its identity; its validation says that it needs one.
-      const result = await check(file).catch((err: unknown) => {
+      const result = await check(file).catch((err: unknown): LockedUpload => {
         if (isLdsError(err, "archive_locked")) return { encrypted: true, restorable: null, reason: err.message };
         throw err;
       });
@@ -131,7 +132,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     }
   });
 
-  app.post<{ Body: { name?: string; uploadId?: string; confirm: boolean } & AgeKeysBody }>(
+  app.post<{ Body: { name?: string; uploadId?: string; confirm: boolean } & AgeKeysBody; Reply: RestoreStaged }>(
     "/api/restore/stage",
     {
       schema: {
@@ -179,7 +180,7 @@ function keysOf(body: AgeKeysBody): ArchiveKeys {
   return { identities, passphrases: body.passphrase ? [body.passphrase] : [] };
 }
 
-function summary(result: VerifyResult) {
+function summary(result: VerifyResult): ArchiveCheck {
   const m = result.manifest;
   return {
     encryption: result.encryption,

@@ -6,7 +6,7 @@ import { DataTable } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
-import type { ApiKey, Team, User } from "../types.js";
+import type { KeyListing, TeamListing, UserListing } from "../../server/api-types.js";
 import { NewKey } from "./new-key.js";
 
 const PLANS = ["free", "pro", "enterprise"];
@@ -14,9 +14,9 @@ const ROLES = ["owner", "admin", "member"];
 
 /** Teams and their plans, users and roles, API keys (a new key's secret is shown once). */
 export function AccountsPage() {
-  const teams = useLoad(() => api<{ teams: Team[] }>("GET", "/api/teams"));
-  const users = useLoad(() => api<{ users: User[] }>("GET", "/api/users"));
-  const keys = useLoad(() => api<{ keys: ApiKey[] }>("GET", "/api/keys"));
+  const teams = useLoad(() => api<TeamListing>("GET", "/api/teams"));
+  const users = useLoad(() => api<UserListing>("GET", "/api/users"));
+  const keys = useLoad(() => api<KeyListing>("GET", "/api/keys"));
   const [error, setError] = useState<unknown>();
   const [confirm, setConfirm] = useState<{ title: string; label: string; text: string; run: () => Promise<unknown> }>();
   const reloadAll = () => Promise.all([teams.reload(), users.reload(), keys.reload()]);

@@ -4,18 +4,10 @@ import { api } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
 import { Field } from "../components/field.js";
 import { dateTime, duration } from "../format.js";
-import { DestinationFields, type Destination } from "./destination-fields.js";
+import type { BackupConfig as Config, DestinationTest } from "../../server/api-types.js";
+import { DestinationFields } from "./destination-fields.js";
 
-interface Config {
-  destination: Destination;
-  schedule: { preset: string; cron: string | null; timezone: string };
-  retention: { keep: number | null };
-  compression: "none" | "gzip";
-  encryption: { recipients: string[] };
-  drill: { schedule: string };
-}
-
-const PRESETS = [
+const PRESETS: Array<{ value: Config["schedule"]["preset"]; label: string; cron: string | null }> = [
   { value: "daily", label: "Daily at 03:00", cron: "0 3 * * *" },
   { value: "every-6-hours", label: "Every 6 hours", cron: "0 */6 * * *" },
   { value: "weekly", label: "Weekly (Sunday 03:00)", cron: "0 3 * * 0" },
@@ -39,7 +31,7 @@ export function BackupSettings({ onSaved }: { onSaved: () => void }) {
   const [loadError, setLoadError] = useState<unknown>();
   const [saveError, setSaveError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
-  const [testing, setTesting] = useState<"idle" | "running" | { ok: true; destination: string; durationMs: number } | { error: unknown }>("idle");
+  const [testing, setTesting] = useState<"idle" | "running" | DestinationTest | { error: unknown }>("idle");
   const timezones = useMemo(() => (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.("timeZone") ?? ["UTC"], []);
   useEffect(() => {
     api<Config>("GET", "/api/backup/config").then(setConfig, setLoadError);
@@ -81,7 +73,7 @@ export function BackupSettings({ onSaved }: { onSaved: () => void }) {
             onClick={async () => {
               setTesting("running");
               try {
-                setTesting(await api("POST", "/api/backup/test-connection", { destination: config.destination }));
+                setTesting(await api<DestinationTest>("POST", "/api/backup/test-connection", { destination: config.destination }));
               } catch (error) {
                 setTesting({ error });
               }
@@ -103,7 +95,7 @@ export function BackupSettings({ onSaved }: { onSaved: () => void }) {
       <fieldset>
         <legend>Schedule</legend>
         <Field id="schedule-preset" label="When">
-          <select id="schedule-preset" value={config.schedule.preset} onChange={(e) => update({ schedule: { ...config.schedule, preset: e.currentTarget.value } })}>
+          <select id="schedule-preset" value={config.schedule.preset} onChange={(e) => update({ schedule: { ...config.schedule, preset: e.currentTarget.value as Config["schedule"]["preset"] } })}>
             {PRESETS.map((p) => (
               <option key={p.value} value={p.value}>
                 {p.label}
@@ -178,7 +170,7 @@ export function BackupSettings({ onSaved }: { onSaved: () => void }) {
           />
         </Field>
         <Field id="drill" label="Restore drill">
-          <select id="drill" value={config.drill.schedule} onChange={(e) => update({ drill: { schedule: e.currentTarget.value } })}>
+          <select id="drill" value={config.drill.schedule} onChange={(e) => update({ drill: { schedule: e.currentTarget.value as Config["drill"]["schedule"] } })}>
             <option value="off">Off</option>
             <option value="after-backup">After every backup</option>
             <option value="daily">Daily, of the newest archive</option>

@@ -5,14 +5,14 @@ import { DataTable } from "../components/table-wrap.js";
 import { useLoad } from "../components/use-load.js";
 import { bytes, dateTime, duration, rate } from "../format.js";
 import { BASE } from "../router.js";
-import type { Archive, BackupRun, BackupStatus } from "../types.js";
+import type { ArchiveListing, BackupRun, BackupRuns, BackupStatus, DrillRecord } from "../../server/api-types.js";
 import { BackupSettings } from "./backup-settings.js";
 
 /** Settings, Back up now with live progress, the run history and the archives. */
 export function BackupsPage() {
   const status = useLoad(() => api<BackupStatus>("GET", "/api/backup/status"), 1000);
-  const runs = useLoad(() => api<{ runs: BackupRun[] }>("GET", "/api/backup/runs"), 5000);
-  const archives = useLoad(() => api<{ destination: string; archives: Archive[] }>("GET", "/api/backups"), 15_000);
+  const runs = useLoad(() => api<BackupRuns>("GET", "/api/backup/runs"), 5000);
+  const archives = useLoad(() => api<ArchiveListing>("GET", "/api/backups"), 15_000);
   const [startError, setStartError] = useState<unknown>();
   const running = status.data?.running ?? false;
   const wasRunning = useRef(false);
@@ -47,6 +47,8 @@ export function BackupsPage() {
           {running ? "Backing up…" : "Back up now"}
         </button>
         {status.data && <p class="help">Next scheduled backup: {status.data.nextRun ? dateTime(status.data.nextRun) : "none (schedule off)"}</p>}
+        {status.data && <Skipped status={status.data} />}
+        {status.data && <Drill last={status.data.lastDrill} next={status.data.nextDrill} />}
       </div>
 
       <h2>Settings</h2>
@@ -90,6 +92,43 @@ function Progress({ status }: { status: BackupStatus | undefined }) {
   );
 }
 
+/** A scheduled run skipped since the last run (another backup held the volume), and why. */
+function Skipped({ status }: { status: BackupStatus }) {
+  const skipped = status.lastSkipped;
+  if (!skipped || (status.lastResult && skipped.at < status.lastResult.startedAt)) return null;
+  return (
+    <p class="help" data-testid="last-skipped">
+      Skipped {dateTime(skipped.at)}: {skipped.reason}
+    </p>
+  );
+}
+
+/** The last restore drill the server ran (Settings: Restore drill), and when the daily one runs next. */
+function Drill({ last, next }: { last: DrillRecord | null; next: string | null }) {
+  if (!last && !next) return null;
+  const when = last && `${last.archive}, ${dateTime(last.at)}`;
+  return (
+    <div class="help" data-testid="restore-drill">
+      Last restore drill:{" "}
+      {!last ? (
+        "none yet"
+      ) : last.skipped ? (
+        `skipped (${when}): ${last.skipped}`
+      ) : last.ok ? (
+        <>
+          <span class="badge ok">passed</span> {when}
+          {last.durationMs !== undefined && ` in ${duration(last.durationMs)}`}
+        </>
+      ) : (
+        <>
+          <span class="badge bad">failed</span> {when}: {last.error?.message}
+        </>
+      )}
+      {next && <span> · next {dateTime(next)}</span>}
+    </div>
+  );
+}
+
 function History({ runs }: { runs: BackupRun[] | undefined }) {
   if (!runs) return <p class="loading">Loading…</p>;
   if (runs.length === 0) return <p>No runs yet: the server's backups are listed here (the last 50).</p>;
@@ -118,7 +157,7 @@ function History({ runs }: { runs: BackupRun[] | undefined }) {
   );
 }
 
-function Archives({ listing }: { listing: { destination: string; archives: Archive[] } | undefined }) {
+function Archives({ listing }: { listing: ArchiveListing | undefined }) {
   if (!listing) return <p class="loading">Loading…</p>;
   const local = listing.archives[0] ? !listing.archives[0].location.startsWith("s3://") : true;
   return (

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import type { ConnectedAccount } from "../../server/api-types.js";
 import { api, ApiError } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
 
@@ -60,14 +61,12 @@ export function failureMessage(failure: NonNullable<FromAddress["failure"]>, pro
   return new ApiError(0, known ? failure.code : "", message.charAt(0).toUpperCase() + message.slice(1), hint);
 }
 
-type Recorded = { providerName: string; account: string; team: string | null };
-
 /** The success line (the account as the server recorded it) or the failure; nothing for an id the server does not know. */
 export function ConnectOutcome({ from, providerNames }: { from: FromAddress; providerNames: Map<string, string> | undefined }) {
   // undefined while the server is asked; null when there is nothing to announce (no id, or one it does not know).
-  const [connected, setConnected] = useState<Recorded | null | undefined>(from.outcomeId ? undefined : null);
+  const [connected, setConnected] = useState<ConnectedAccount | null | undefined>(from.outcomeId ? undefined : null);
   useEffect(() => {
-    if (from.outcomeId) api<Recorded>("GET", `/api/oauth/connected/${encodeURIComponent(from.outcomeId)}`).then(setConnected, () => setConnected(null));
+    if (from.outcomeId) api<ConnectedAccount>("GET", `/api/oauth/connected/${encodeURIComponent(from.outcomeId)}`).then(setConnected, () => setConnected(null));
   }, [from.outcomeId]);
   return (
     <>

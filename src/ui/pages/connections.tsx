@@ -6,21 +6,21 @@ import { Field } from "../components/field.js";
 import { DataTable } from "../components/table-wrap.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
-import type { Connection, ProviderSettings, Team } from "../types.js";
+import type { AuthorizationStarted, Browsable, BrowseListing, Connection, ConnectionListing, Disconnected, ProviderListing, TeamListing } from "../../server/api-types.js";
 import { ConnectOutcome, readCallbackAddress } from "./connect-outcome.js";
 import { ProviderForm } from "./provider-form.js";
 
 /** Accounts connected by OAuth, per team: Connect, Reconnect, Disconnect, browse; and the providers' settings. */
 export function ConnectionsPage() {
   const [fromAddress] = useState(() => readCallbackAddress(location.search));
-  const providers = useLoad(() => api<{ redirectUri: string; providers: ProviderSettings[] }>("GET", "/api/oauth/providers"));
-  const connections = useLoad(() => api<{ connections: Connection[] }>("GET", "/api/connections"));
-  const teams = useLoad(() => api<{ teams: Team[] }>("GET", "/api/teams"));
+  const providers = useLoad(() => api<ProviderListing>("GET", "/api/oauth/providers"));
+  const connections = useLoad(() => api<ConnectionListing>("GET", "/api/connections"));
+  const teams = useLoad(() => api<TeamListing>("GET", "/api/teams"));
   const [team, setTeam] = useState("");
   const [error, setError] = useState<unknown>();
   const [disconnecting, setDisconnecting] = useState<Connection>();
   const [notice, setNotice] = useState<string>();
-  const [browsing, setBrowsing] = useState<{ connection: Connection; items?: Array<{ name: string; url?: string; spaceKey?: string }> }>();
+  const [browsing, setBrowsing] = useState<{ connection: Connection; items?: Browsable[] }>();
   const chosenTeam = team || teams.data?.teams[0]?.name || "";
   const configured = providers.data?.providers.filter((p) => p.clientId && p.clientSecretSet) ?? [];
   const providerNames = providers.data ? new Map(providers.data.providers.map((p) => [p.kind, p.name])) : providers.error ? new Map<string, string>() : undefined;
@@ -28,7 +28,7 @@ export function ConnectionsPage() {
   const connect = async (kind: string, teamName: string) => {
     setError(undefined);
     try {
-      const { authorizeUrl } = await api<{ authorizeUrl: string }>("POST", `/api/oauth/${kind}/start`, { team: teamName });
+      const { authorizeUrl } = await api<AuthorizationStarted>("POST", `/api/oauth/${kind}/start`, { team: teamName });
       location.assign(authorizeUrl);
     } catch (err) {
       setError(err);
@@ -87,7 +87,7 @@ export function ConnectionsPage() {
                   onClick={async () => {
                     setBrowsing({ connection: c });
                     try {
-                      setBrowsing({ connection: c, items: (await api<{ items: Array<{ name: string; url?: string }> }>("GET", `/api/connections/${c.id}/browse`)).items });
+                      setBrowsing({ connection: c, items: (await api<BrowseListing>("GET", `/api/connections/${c.id}/browse`)).items });
                     } catch (err) {
                       setBrowsing(undefined);
                       setError(err);
@@ -139,7 +139,7 @@ export function ConnectionsPage() {
             const c = disconnecting;
             setDisconnecting(undefined);
             try {
-              const answer = await api<{ revokedAtProvider: boolean; note: string | null }>("DELETE", `/api/connections/${c.id}`);
+              const answer = await api<Disconnected>("DELETE", `/api/connections/${c.id}`);
               setNotice(answer.revokedAtProvider ? `Disconnected ${c.account}; ${c.providerName} revoked its token.` : `Disconnected ${c.account}. ${answer.note ?? ""}`);
               await connections.reload();
             } catch (err) {

@@ -1,10 +1,6 @@
 import { Field } from "../components/field.js";
 import { SecretField } from "../components/secret-field.js";
-
-export interface Destination {
-  type: string;
-  [field: string]: unknown;
-}
+import type { DestinationConfig as Destination } from "../../server/api-types.js";
 
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 

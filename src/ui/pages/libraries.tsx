@@ -6,21 +6,21 @@ import { DataTable } from "../components/table-wrap.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { dateTime } from "../format.js";
-import type { Library, Team } from "../types.js";
+import type { AdminLibrary, LibraryListing, LibraryRemoved, RefreshStarted, SubmissionAnswer, TeamListing, TeamSummary } from "../../server/api-types.js";
 
 /** Every library with its processing state; submit a repository, refresh (choosing a branch) and remove. */
 export function LibrariesPage() {
-  const libraries = useLoad(() => api<{ libraries: Library[] }>("GET", "/api/libraries"), 3000);
-  const teams = useLoad(() => api<{ teams: Team[] }>("GET", "/api/teams"));
+  const libraries = useLoad(() => api<LibraryListing>("GET", "/api/libraries"), 3000);
+  const teams = useLoad(() => api<TeamListing>("GET", "/api/teams"));
   const [notice, setNotice] = useState<string>();
   const [error, setError] = useState<unknown>();
-  const [removing, setRemoving] = useState<Library>();
-  const act = async (work: () => Promise<{ message?: string }>, done: string) => {
+  const [removing, setRemoving] = useState<AdminLibrary>();
+  const act = async (work: () => Promise<RefreshStarted | LibraryRemoved>, done: string) => {
     setError(undefined);
     setNotice(undefined);
     try {
       const answer = await work();
-      setNotice(answer.message ?? done);
+      setNotice("message" in answer ? answer.message : done);
       await libraries.reload();
     } catch (err) {
       setError(err);
@@ -37,7 +37,7 @@ export function LibrariesPage() {
       {libraries.data && libraries.data.libraries.length > 0 && (
         <DataTable label="Libraries" columns={["Library", "State", "Snippets", "Branches and versions", "Updated", ""]} testId="libraries">
           {libraries.data.libraries.map((library) => (
-            <Row key={library.id} library={library} onRefresh={(branch) => act(() => api("POST", "/api/libraries/refresh", { libraryName: library.id, ...(branch ? { branch } : {}) }), "Refresh started.")} onRemove={() => setRemoving(library)} />
+            <Row key={library.id} library={library} onRefresh={(branch) => act(() => api<RefreshStarted>("POST", "/api/libraries/refresh", { libraryName: library.id, ...(branch ? { branch } : {}) }), "Refresh started.")} onRemove={() => setRemoving(library)} />
           ))}
         </DataTable>
       )}
@@ -49,7 +49,7 @@ export function LibrariesPage() {
           onConfirm={() => {
             const id = removing.id;
             setRemoving(undefined);
-            void act(() => api("DELETE", `/api/libraries?id=${encodeURIComponent(id)}`), `Removed ${id}.`);
+            void act(() => api<LibraryRemoved>("DELETE", `/api/libraries?id=${encodeURIComponent(id)}`), `Removed ${id}.`);
           }}
         >
           <p>
@@ -61,7 +61,7 @@ export function LibrariesPage() {
   );
 }
 
-function Row({ library, onRefresh, onRemove }: { library: Library; onRefresh: (branch: string) => void; onRemove: () => void }) {
+function Row({ library, onRefresh, onRemove }: { library: AdminLibrary; onRefresh: (branch: string) => void; onRemove: () => void }) {
   const branches = library.source === "git" ? [library.branch, ...library.versions].filter(Boolean) : [];
   const [branch, setBranch] = useState("");
   const selectId = `branch-${library.id.replace(/[^A-Za-z0-9]/g, "-")}`;
@@ -107,7 +107,7 @@ function Row({ library, onRefresh, onRemove }: { library: Library; onRefresh: (b
   );
 }
 
-function Submit({ teams, onSubmitted }: { teams: Team[] | undefined; onSubmitted: (message: string) => void }) {
+function Submit({ teams, onSubmitted }: { teams: TeamSummary[] | undefined; onSubmitted: (message: string) => void }) {
   const [team, setTeam] = useState("");
   const [url, setUrl] = useState("");
   const [isPrivate, setPrivate] = useState(false);
@@ -125,7 +125,7 @@ function Submit({ teams, onSubmitted }: { teams: Team[] | undefined; onSubmitted
         setError(undefined);
         try {
           const body = { team: chosenTeam, docsRepoUrl: url, ...(isPrivate ? { private: true } : {}), ...(token ? { gitToken: token } : {}), ...(branch ? { branch } : {}) };
-          const answer = await api<{ message: string }>("POST", "/api/libraries", body);
+          const answer = await api<SubmissionAnswer>("POST", "/api/libraries", body);
           setUrl("");
           setToken("");
           setBranch("");

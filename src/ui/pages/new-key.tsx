@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { NewApiKey } from "../../server/api-types.js";
 import { api } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
 import { Field } from "../components/field.js";
@@ -7,7 +8,7 @@ import { Field } from "../components/field.js";
 export function NewKey({ emails, onCreated }: { emails: string[]; onCreated: () => void }) {
   const [email, setEmail] = useState(emails[0] ?? "");
   const [name, setName] = useState("");
-  const [created, setCreated] = useState<{ key: string; prefix: string }>();
+  const [created, setCreated] = useState<NewApiKey>();
   const [copied, setCopied] = useState(false);
   const [error, setError] = useState<unknown>();
   if (created) {
@@ -46,7 +47,7 @@ export function NewKey({ emails, onCreated }: { emails: string[]; onCreated: () 
         e.preventDefault();
         setError(undefined);
         try {
-          setCreated(await api<{ key: string; prefix: string }>("POST", "/api/keys", { email: email || emails[0], ...(name ? { name } : {}) }));
+          setCreated(await api<NewApiKey>("POST", "/api/keys", { email: email || emails[0], ...(name ? { name } : {}) }));
           setName("");
           onCreated();
         } catch (err) {

@@ -3,7 +3,7 @@ import { ErrorMessage } from "../components/error-message.js";
 import { useLoad } from "../components/use-load.js";
 import { bytes, dateTime, duration } from "../format.js";
 import { BASE } from "../router.js";
-import type { Overview } from "../types.js";
+import type { Overview } from "../../server/api-types.js";
 
 /** Where each warning is acted on. */
 const WARNING_PAGES: Record<string, { page: string; label: string }> = {

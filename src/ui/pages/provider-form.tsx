@@ -3,10 +3,10 @@ import { api } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
 import { Field } from "../components/field.js";
 import { SecretField } from "../components/secret-field.js";
-import type { ProviderSettings } from "../types.js";
+import type { ListedProvider } from "../../server/api-types.js";
 
 /** One provider's OAuth app: client id, a write-only secret (set / change / clear), and where the provider lives. */
-export function ProviderForm({ provider, onSaved }: { provider: ProviderSettings; onSaved: () => void }) {
+export function ProviderForm({ provider, onSaved }: { provider: ListedProvider; onSaved: () => void }) {
   const [clientId, setClientId] = useState(provider.clientId);
   const [clientSecret, setClientSecret] = useState<string | undefined>(undefined);
   const [urls, setUrls] = useState({ authorizeUrl: provider.authorizeUrl, tokenUrl: provider.tokenUrl, apiBase: provider.apiBase, scopes: provider.scopes, gitHosts: provider.gitHosts.join(", ") });

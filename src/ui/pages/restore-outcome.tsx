@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { dateTime } from "../format.js";
-import type { RestoreOutcome } from "../types.js";
+import type { RestoreOutcome, RestoreOutcomeAnswer } from "../../server/api-types.js";
 
 /** "Staged, restarting": asks until the server is back and has recorded the outcome of this very restore. */
 export function WaitForOutcome({ stagedAt, onDone, onAgain }: { stagedAt: string; onDone: () => void; onAgain: () => void }) {
@@ -13,7 +13,7 @@ export function WaitForOutcome({ stagedAt, onDone, onAgain }: { stagedAt: string
     const poll = async () => {
       while (!stopped) {
         try {
-          const answer = await api<{ outcome: RestoreOutcome | null }>("GET", "/api/restore/outcome");
+          const answer = await api<RestoreOutcomeAnswer>("GET", "/api/restore/outcome");
           if (answer.outcome && answer.outcome.stagedAt === stagedAt) {
             setOutcome(answer.outcome);
             onDone();

@@ -4,9 +4,9 @@ import { ErrorMessage } from "../components/error-message.js";
 import { Field } from "../components/field.js";
 import { useLoad } from "../components/use-load.js";
 import { bytes, dateTime } from "../format.js";
-import type { Archive, ArchivePreview, RestoreOutcome } from "../types.js";
+import type { ArchiveListing, ArchiveUpload, ArchiveValidation, RestoreLimits, RestoreOutcomeAnswer } from "../../server/api-types.js";
 import { Outcome, WaitForOutcome } from "./restore-outcome.js";
-import { keysBody, Preview, type Keys } from "./restore-preview.js";
+import { keysBody, Preview, type ArchivePreview, type Keys } from "./restore-preview.js";
 
 /** The staged restore this browser asked for, kept across the restart (and a sign-in the restored data may ask for). */
 const PENDING = "lds.pendingRestore";
@@ -17,8 +17,8 @@ type Step = { kind: "choose" } | { kind: "preview"; preview: ArchivePreview; key
 export function RestorePage() {
   const pending = sessionStorage.getItem(PENDING);
   const [step, setStep] = useState<Step>(pending ? { kind: "waiting", stagedAt: pending } : { kind: "choose" });
-  const limits = useLoad(() => api<{ uploadLimitBytes: number; volumeName: string }>("GET", "/api/restore/limits"));
-  const last = useLoad(() => api<{ outcome: RestoreOutcome | null }>("GET", "/api/restore/outcome"));
+  const limits = useLoad(() => api<RestoreLimits>("GET", "/api/restore/limits"));
+  const last = useLoad(() => api<RestoreOutcomeAnswer>("GET", "/api/restore/outcome"));
   return (
     <section>
       <h1>Restore</h1>
@@ -61,7 +61,7 @@ export function RestorePage() {
 }
 
 function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; onPreview: (p: ArchivePreview, keys: Keys) => void }) {
-  const archives = useLoad(() => api<{ destination: string; archives: Archive[] }>("GET", "/api/backups"));
+  const archives = useLoad(() => api<ArchiveListing>("GET", "/api/backups"));
   const [name, setName] = useState("");
   const [file, setFile] = useState<File | null>(null);
   const [keys, setKeys] = useState<Keys>({ identity: "", passphrase: "" });
@@ -81,7 +81,7 @@ function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; o
     setError(undefined);
     setBusy("Checking the archive…");
     try {
-      onPreview(await api<ArchivePreview>("POST", "/api/restore/validate", { name, ...keysBody(keys) }), keys);
+      onPreview(await api<ArchiveValidation>("POST", "/api/restore/validate", { name, ...keysBody(keys) }), keys);
     } catch (err) {
       setError(err);
     }
@@ -92,7 +92,7 @@ function Choose({ uploadLimit, onPreview }: { uploadLimit: number | undefined; o
     if (!file) return;
     setError(undefined);
     try {
-      const answer = await upload<ArchivePreview>("/api/restore/upload", file, (sent) => setBusy(`Uploading… ${bytes(sent)} of ${bytes(file.size)}`));
+      const answer = await upload<ArchiveUpload>("/api/restore/upload", file, (sent) => setBusy(`Uploading… ${bytes(sent)} of ${bytes(file.size)}`));
       onPreview(answer, keys);
     } catch (err) {
       setError(err);

@@ -1,10 +1,11 @@
 import { useState } from "preact/hooks";
+import type { AdminSession, LoginAnswer } from "../../server/api-types.js";
 import { api } from "../api.js";
 import { ErrorMessage } from "../components/error-message.js";
 import { Field } from "../components/field.js";
 
 /** Sign-in. The page the operator was on stays in the address bar, so signing in returns to it. */
-export function SignIn({ onSignedIn }: { onSignedIn: (session: { username: string }) => void }) {
+export function SignIn({ onSignedIn }: { onSignedIn: (session: AdminSession) => void }) {
   const [username, setUsername] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<unknown>();
@@ -17,7 +18,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: { username: strin
           e.preventDefault();
           setBusy(true);
           try {
-            onSignedIn(await api<{ username: string }>("POST", "/api/auth/login", { username, password }));
+            onSignedIn(await api<LoginAnswer>("POST", "/api/auth/login", { username, password }));
           } catch (err) {
             setError(err);
             setBusy(false);
