@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import { hashPassword } from "../admin/passwords.js";
+import { settingActor } from "../ops/actor.js";
+import { createAdmin } from "../ops/admins.js";
 import type { ServerSettings } from "../config/server-settings.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 
@@ -7,6 +8,7 @@ import type { OpenVolume } from "../volume/open-volume.js";
 export async function bootstrapAdmin(opened: OpenVolume, firstAdmin: ServerSettings["firstAdmin"], logger: Logger): Promise<void> {
   const { username, password } = firstAdmin;
   if (!password || (await opened.store.admins.count()) > 0) return;
-  await opened.store.admins.create(username, await hashPassword(password));
+  // Audit-logged as every admin creation is, the setting named as who made it (the password never recorded).
+  await createAdmin(opened.store, settingActor("LDS_ADMIN_PASSWORD"), username, password);
   logger.warn({ username }, "Created the first admin from LDS_ADMIN_PASSWORD(_FILE); remove it from the service's settings now.");
 }
