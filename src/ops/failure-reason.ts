@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import { describeFailure, isDiskFull, LdsError } from "../errors.js";
+import { withoutPath } from "../util/hide-path.js";
 
 /** What a library's failed state says of an error that is not one of ours: its own text is for the log only. */
 const UNEXPECTED = "internal_error: an unexpected error on the server; the server's log has the details.";
@@ -14,17 +14,5 @@ const UNEXPECTED = "internal_error: an unexpected error on the server; the serve
  */
 export function recordedFailure(err: unknown, volumeRoot: string): string {
   const reason = err instanceof LdsError || isDiskFull(err) ? describeFailure(err) : UNEXPECTED;
-  return withoutVolumePath(reason, volumeRoot);
-}
-
-function withoutVolumePath(text: string, volumeRoot: string): string {
-  let real = volumeRoot;
-  try {
-    real = fs.realpathSync(volumeRoot);
-  } catch {
-    // a volume that is gone: its path as given is the one to hide
-  }
-  let hidden = text;
-  for (const root of new Set([volumeRoot, real])) hidden = hidden.split(root).join("<data volume>");
-  return hidden;
+  return withoutPath(reason, volumeRoot);
 }

@@ -7,6 +7,7 @@ import { findVisibleLibrary } from "./visible-library.js";
 import type { StoredSnippet } from "../store/snippets.js";
 import { rankSnippetsWithFallback, type RankingMethod } from "./rank-snippets.js";
 import { action } from "../hints.js";
+import { withoutPath } from "../util/hide-path.js";
 
 export interface CodeSnippetAnswer {
   codeTitle: string;
@@ -66,7 +67,7 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
   if (!access.mayUse(library)) throw accessDenied(library.id);
   if (ref.version) await checkVersion(volume, ref);
   const { ids, fallback } = await rankSnippetsWithFallback(volume, ref, request.query, request.method);
-  if (ids.length === 0) throw noSnippets(ref, library);
+  if (ids.length === 0) throw noSnippets(ref, library, volume.paths.root);
 
   // A vector whose snippet was replaced a moment ago loads nothing and is left out.
   const rows = await store.snippets.load(ref.libraryId, ref.version, ids);
@@ -121,7 +122,7 @@ async function checkVersion(volume: OpenVolume, ref: LibraryRef): Promise<void> 
  * Nothing to answer with: a library whose first processing still runs is 202 library_not_finalized (ask again
  * shortly, as the hosted service answers); one whose processing failed or found nothing is no_snippets_found.
  */
-function noSnippets(ref: LibraryRef, library: { state: string; state_reason: string | null }): LdsError {
+function noSnippets(ref: LibraryRef, library: { state: string; state_reason: string | null }, volumeRoot: string): LdsError {
   const name = ref.version ? `${ref.libraryId}/${ref.version}` : ref.libraryId;
   if (!ref.version && library.state !== "failed" && library.state !== "finalized") {
     return new LdsError("library_not_finalized", `${name} is still being processed (${library.state}): its documentation is not ready yet.`, {
@@ -129,7 +130,8 @@ function noSnippets(ref: LibraryRef, library: { state: string; state_reason: str
     });
   }
   const why =
-    library.state === "failed" ? `its processing failed: ${(library.state_reason ?? "no reason recorded").replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
+    // A reason recorded before 0.7.11 may still quote the data volume's path (git's stderr, a system error): hidden here.
+    library.state === "failed" ? `its processing failed: ${withoutPath(library.state_reason ?? "no reason recorded", volumeRoot).replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
   return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${name}: ${why}.`, {
     hint: library.state === "failed" ? `Fix the cause and refresh it: ${action("library.refresh", { libraryName: ref.libraryId })}.` : "Try again when its processing has finished.",
   });

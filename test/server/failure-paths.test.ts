@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { fixtureDocs } from "../helpers/doc-fixtures.js";
@@ -53,6 +54,21 @@ describe("failure reasons shown to API clients name no server path", () => {
     // The operator still learns what went wrong, and where.
     expect(server.output()).toContain(path.join(dataDir, "work"));
   }, 120_000);
+
+  it("a reason recorded before 0.7.11, quoting the data directory, is shown without it", async () => {
+    const db = new Database(path.join(dataDir, "lds.db"));
+    try {
+      db.prepare("INSERT INTO libraries (id, title, source, source_url, private, state, state_reason) VALUES ('/acme/legacy', 'legacy', 'git', 'https://git.example.com/acme/legacy.git', 0, 'failed', ?)").run(
+        `git clone failed: fatal: could not create work tree dir '${dataDir}/work/ingest-7': Permission denied.`,
+      );
+    } finally {
+      db.close();
+    }
+    const answer = await keyed().get("/v2/context?libraryId=/acme/legacy&query=tides");
+    expect(answer.json.error, answer.text).toBe("no_snippets_found");
+    expect(answer.json.message).toContain("could not create work tree dir '<data volume>/work/ingest-7'");
+    expect(answer.text).not.toContain(dataDir);
+  });
 });
 
 function keyed() {
