@@ -89,7 +89,7 @@ function evaluate(rule: Rule, facts: FileFacts[], layers: typeof LAYERS): Violat
       break;
     case "contract-only":
       for (const [f, d, to] of internalEdges(facts)) {
-        if (!matches(rule.owner, f.file) && matches(rule.owner, to) && !d.typeOnly && !rule.contract.includes(to)) add(f.file, `value ${d.kind} of ${to}`, d.line);
+        if (!matches(rule.owner, f.file) && !matchesAny(rule.allowedFrom ?? [], f.file) && matches(rule.owner, to) && !d.typeOnly && !rule.contract.includes(to)) add(f.file, `value ${d.kind} of ${to}`, d.line);
       }
       break;
     case "apart":

@@ -84,11 +84,11 @@ describe("the architecture check", () => {
   it("finds a circle through three folders of one layer", () => {
     expect(
       found({
-        "text/a.ts": `import { b } from "../vectors/b.js";\nexport const a = () => b();`,
-        "vectors/b.ts": `import { c } from "../volume/c.js";\nexport const b = () => c();`,
-        "volume/c.ts": `import type { a } from "../text/a.js";\nexport const c = (): ReturnType<typeof a> | 0 => 0;`,
+        "store/a.ts": `import { b } from "../index/search-index.js";\nexport const a = () => b();`,
+        "index/search-index.ts": `import { c } from "../vectors/c.js";\nexport const b = () => c();`,
+        "vectors/c.ts": `import type { a } from "../store/a.js";\nexport const c = (): ReturnType<typeof a> | 0 => 0;`,
       }),
-    ).toEqual(["no-folder-circle | text ↔ vectors ↔ volume | text → vectors (text/a.ts) → volume (vectors/b.ts) → text (volume/c.ts)"]);
+    ).toEqual(["no-folder-circle | index ↔ store ↔ vectors | index → vectors (index/search-index.ts) → store (vectors/c.ts) → index (store/a.ts)"]);
   });
 
   it("finds SQL against lds.db's tables outside store/ in any case, in strings and templates", () => {
