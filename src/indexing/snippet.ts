@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import type { SnippetText } from "../store/snippets.js";
+import type { SnippetText } from "../store/records.js";
 
 /** A piece of documentation as parsed: its text (code with its explanation, or a prose section) and its origin. */
 export interface Snippet extends SnippetText {

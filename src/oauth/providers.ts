@@ -1,4 +1,4 @@
-import type { GrantTarget, OAuthTokens } from "../store/oauth.js";
+import type { GrantTarget, OAuthTokens } from "../store/records.js";
 import { bearer, form, json, providerRequest } from "./http.js";
 import type { ProviderConfig } from "./provider-config.js";
 

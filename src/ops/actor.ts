@@ -1,4 +1,4 @@
-import type { Caller } from "../store/api-keys.js";
+import type { Caller } from "../store/records.js";
 
 /**
  * Who made a change, as the audit log names it. Each shell has its own wording, so that `lds audit` tells them

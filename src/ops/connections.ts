@@ -1,7 +1,6 @@
 import { LdsError } from "../errors.js";
 import { disconnectGrant } from "../oauth/disconnect.js";
-import type { Team } from "../store/accounts.js";
-import type { ConnectionListing } from "../store/connections.js";
+import type { ConnectionListing, Team } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { recordAccountChange } from "./account-audit.js";
 import type { Actor } from "./actor.js";

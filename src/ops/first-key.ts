@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import type { Plan } from "../store/accounts.js";
+import type { Plan } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { action } from "../hints.js";
 import { recordAccountChange } from "./account-audit.js";

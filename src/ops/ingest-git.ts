@@ -12,7 +12,7 @@ import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import { repositoryDescription } from "../indexing/repository-description.js";
 import { noSnippetsFound } from "../indexing/snippet.js";
-import type { BranchRecord, LibraryState } from "../store/libraries.js";
+import type { BranchRecord, LibraryState } from "../store/records.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { checkVersionName } from "./version-name.js";
 

@@ -3,10 +3,9 @@ import { parseConfluenceStorage } from "../indexing/confluence-storage.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchSpacePages, type WikiAuth } from "../sources/confluence.js";
 import { grantAccessToken } from "../oauth/tokens.js";
-import type { WikiConnection } from "../store/connections.js";
+import type { LibraryState, WikiConnection } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { noSnippetsFound } from "../indexing/snippet.js";
-import type { LibraryState } from "../store/libraries.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 
 export interface IngestWikiOptions {

@@ -2,8 +2,7 @@ import type { Logger } from "pino";
 import { describeFailure, LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
-import type { LibraryRow } from "../store/libraries.js";
-import type { Job } from "../store/jobs.js";
+import type { Job, Library } from "../store/records.js";
 import { recordedFailure } from "./failure-reason.js";
 import { connectedGitAuth, type GitAuth } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
@@ -38,33 +37,33 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
   let closed = false;
   // Shutdown interrupts running jobs (git is killed); they are re-queued at the next start.
   const shutdown = new AbortController();
-  const requeued = await store.jobs.requeueInterrupted();
+  const requeued = await store.jobs.requeueRunningAsSoleProcess();
   if (requeued) logger.warn({ requeued }, "re-queued jobs interrupted by the last shutdown");
 
   const run = async (job: Job) => {
-    const log = logger.child({ job: job.id, library: job.library_id, kind: job.kind });
+    const log = logger.child({ job: job.id, library: job.libraryId, kind: job.kind });
     try {
       const payload = job.payload;
       if (payload.source === "wiki") {
-        const result = await ingestWikiSpace({ volume, libraryId: job.library_id, ...payload, signal: shutdown.signal });
+        const result = await ingestWikiSpace({ volume, libraryId: job.libraryId, ...payload, signal: shutdown.signal });
         await store.jobs.finish(job.id, null);
         log.info(result, "job finished");
         return;
       }
-      const library = await store.libraries.find(job.library_id);
+      const library = await store.libraries.find(job.libraryId);
       if (!library) return await store.jobs.finish(job.id, "library_not_found: the library was removed");
       // Jobs queued by older releases (a restored archive) may lack the URL: the library's source is the truth.
-      const repositoryUrl = payload.url ?? library.source_url;
+      const repositoryUrl = payload.url ?? library.sourceUrl;
       if (!repositoryUrl) {
-        throw new LdsError("repository_url_invalid", `${job.library_id} records no repository URL (it was indexed by LDS 0.1), so it cannot be re-indexed; it keeps its snippets. An operator can move the library to its repository.`, {
-          hint: `Point it at its repository: ${action("library.move", { id: job.library_id })}.`,
+        throw new LdsError("repository_url_invalid", `${job.libraryId} records no repository URL (it was indexed by LDS 0.1), so it cannot be re-indexed; it keeps its snippets. An operator can move the library to its repository.`, {
+          hint: `Point it at its repository: ${action("library.move", { id: job.libraryId })}.`,
         });
       }
       const given = await store.jobs.token(job.id);
       const auth = given ? { token: given } : await connectedAuth(library, repositoryUrl, payload.teamId);
       const result = await ingestGitRepository({
         volume,
-        libraryId: job.library_id,
+        libraryId: job.libraryId,
         repositoryUrl,
         branch: payload.branch,
         version: payload.version,
@@ -82,14 +81,14 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
       const reason = describeFailure(err);
       await store.jobs.finish(job.id, reason);
       // Failures before the ingestion started (it records its own) must not leave the library "queued" forever.
-      if ((await store.libraries.find(job.library_id))?.state === "queued") await store.libraries.setState(job.library_id, "failed", recordedFailure(err, volume.paths.root));
+      if ((await store.libraries.find(job.libraryId))?.state === "queued") await store.libraries.setState(job.libraryId, "failed", recordedFailure(err, volume.paths.root));
       log.warn({ reason }, "job failed");
     }
   };
 
   /** A private library's team connection, only if it is pinned to the repository's host (never sent elsewhere). */
-  const connectedAuth = async (library: LibraryRow, url: string, teamId: number | undefined): Promise<GitAuth> =>
-    library.private && teamId ? connectedGitAuth(store, library.team_id ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy) : {};
+  const connectedAuth = async (library: Library, url: string, teamId: number | undefined): Promise<GitAuth> =>
+    library.private && teamId ? connectedGitAuth(store, library.teamId ?? teamId, checkRepositoryUrl(url, options.gitPolicy).host, options.gitPolicy) : {};
 
   // One claiming loop at a time (claims are awaited, and two loops could both see a free slot); a kick during a
   // loop makes it look at the queue once more, so that a job queued meanwhile does not wait for the next poll.

@@ -25,11 +25,11 @@ export async function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, requ
   if (!library) throw new LdsError("library_not_found", `No library ${request.libraryId}.`, { hint: `List them: ${action("library.list")}.` });
   if (library.source !== "git") throw new LdsError("validation_error", `${request.libraryId} is a wiki space; only git libraries can be moved.`);
   const repo = checkRepositoryUrl(request.to, policy);
-  const other = (await store.libraries.bySource(repo.sourceKey)).find((l) => l.id !== library.id && l.private === library.private && l.team_id === library.team_id);
+  const other = (await store.libraries.bySource(repo.sourceKey)).find((l) => l.id !== library.id && l.private === library.private && l.teamId === library.teamId);
   if (other) {
     throw new LdsError("source_conflict", `${repo.sourceKey} is already the source of ${other.id}; nothing was changed.`, { hint: `Use ${other.id}, or move it elsewhere first.` });
   }
-  const from = library.source_url ?? "";
-  await store.libraries.relocate({ libraryId: library.id, sourceUrl: repo.url.href, sourceKey: repo.sourceKey, branch: request.branch, teamId: library.team_id, actor: request.actor, from });
+  const from = library.sourceUrl ?? "";
+  await store.libraries.relocate({ libraryId: library.id, sourceUrl: repo.url.href, sourceKey: repo.sourceKey, branch: request.branch, teamId: library.teamId, actor: request.actor, from });
   return { from, to: repo.url.href };
 }

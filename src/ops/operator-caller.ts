@@ -1,8 +1,6 @@
 import { LdsError } from "../errors.js";
-import type { Caller } from "../store/api-keys.js";
+import type { Caller, Library, Team, User } from "../store/records.js";
 import type { Store } from "../store/store.js";
-import type { Team, User } from "../store/accounts.js";
-import type { LibraryRow } from "../store/libraries.js";
 import { action } from "../hints.js";
 
 /**
@@ -11,7 +9,7 @@ import { action } from "../hints.js";
  */
 export async function operatorCallerFor(store: Store, teamNameOrId: string): Promise<Caller> {
   const team = await store.teams.require(teamNameOrId);
-  const users = (await store.users.list()).filter((u) => u.team_id === team.id);
+  const users = (await store.users.list()).filter((u) => u.teamId === team.id);
   return callerOf(team, users);
 }
 
@@ -19,15 +17,15 @@ export async function operatorCallerFor(store: Store, teamNameOrId: string): Pro
  * An operator refreshing a library acts for the team it belongs to: a private library's team, else its submitter's,
  * else the first team with an owner (a public library anyone may refresh).
  */
-export async function operatorCallerForLibrary(store: Store, library: LibraryRow): Promise<Caller> {
+export async function operatorCallerForLibrary(store: Store, library: Library): Promise<Caller> {
   const users = await store.users.list();
   const teams = await store.teams.list();
-  const teamId = library.team_id ?? users.find((u) => u.id === library.owner_user_id)?.team_id;
+  const teamId = library.teamId ?? users.find((u) => u.id === library.ownerUserId)?.teamId;
   const team = teams.find((t) => t.id === teamId);
-  if (team) return callerOf(team, users.filter((u) => u.team_id === team.id));
-  const withOwner = teams.find((t) => users.some((u) => u.team_id === t.id && u.role !== "member"));
+  if (team) return callerOf(team, users.filter((u) => u.teamId === team.id));
+  const withOwner = teams.find((t) => users.some((u) => u.teamId === t.id && u.role !== "member"));
   if (!withOwner) throw noOwner("any team");
-  return callerOf(withOwner, users.filter((u) => u.team_id === withOwner.id));
+  return callerOf(withOwner, users.filter((u) => u.teamId === withOwner.id));
 }
 
 function callerOf(team: Team, users: User[]): Caller {

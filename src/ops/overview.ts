@@ -76,7 +76,7 @@ export async function overview(input: { store: Store; dataDir: string; backupsDi
     });
   }
   for (const library of libraries.filter((l) => l.state === "failed")) {
-    warnings.push({ code: "library_failing", message: `${library.id} failed: ${library.state_reason ?? "no reason recorded"}`, hint: `Fix the cause, then refresh it: ${action("library.refresh", { libraryName: library.id })}.` });
+    warnings.push({ code: "library_failing", message: `${library.id} failed: ${library.stateReason ?? "no reason recorded"}`, hint: `Fix the cause, then refresh it: ${action("library.refresh", { libraryName: library.id })}.` });
   }
   return {
     version: APP_VERSION,

@@ -21,7 +21,7 @@ export async function rebuildVectors(volume: OpenVolume, onProgress?: (done: num
     // A server stopping mid-rebuild leaves the index stale: the next start rebuilds it again.
     if (signal?.aborted) throw new LdsError("interrupted", "The vector index rebuild was stopped; it runs again at the next start.");
     const embedded = await embedder.embed(rows.map(embeddingText), { signal });
-    vectors.upsert(rows.map((row, i) => ({ snippetId: row.id, partition: partitionOf(row.library_id, row.version, row.batch), vector: embedded[i]! })));
+    vectors.upsert(rows.map((row, i) => ({ snippetId: row.id, partition: partitionOf(row.libraryId, row.version, row.batch), vector: embedded[i]! })));
     done += rows.length;
     onProgress?.(done, total);
   }

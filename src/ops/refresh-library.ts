@@ -1,8 +1,7 @@
 import { LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
 import { findVisibleExactly } from "../search/visible-library.js";
-import type { Caller } from "../store/api-keys.js";
-import type { JobPayload } from "../store/jobs.js";
+import type { Caller, JobPayload } from "../store/records.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { trackedBranch } from "./submit-repository.js";
 import { wikiPayloadOf } from "./submit-wiki.js";
@@ -34,7 +33,7 @@ export async function refreshLibrary(volume: OpenVolume, caller: Caller, request
   let payload: JobPayload;
   if (library.source === "wiki") {
     if (branch) throw new LdsError("branch_not_found", `${libraryName} is a wiki space: it has no branches.`);
-    payload = wikiPayloadOf(library.source_url!, library.team_id ?? caller.teamId);
+    payload = wikiPayloadOf(library.sourceUrl!, library.teamId ?? caller.teamId);
   } else {
     const options = await store.libraries.options(library.id);
     const served = await trackedBranch(store, library);
@@ -46,10 +45,10 @@ export async function refreshLibrary(volume: OpenVolume, caller: Caller, request
         hint: `Add it: ${action("library.addBranch", { branch })}.`,
       });
     }
-    payload = { url: library.source_url!, teamId: caller.teamId, ...options };
+    payload = { url: library.sourceUrl!, teamId: caller.teamId, ...options };
     if (branch && branch !== served && added) Object.assign(payload, { branch: added.ref, version: added.name });
   }
-  chargeRefresh(library.owner_user_id === caller.userId);
-  await store.jobs.enqueue({ library_id: library.id, kind: "refresh", payload }, gitToken);
+  chargeRefresh(library.ownerUserId === caller.userId);
+  await store.jobs.enqueue({ libraryId: library.id, kind: "refresh", payload }, gitToken);
   return { message: `Refresh of ${libraryName}${branch ? ` (${branch})` : ""} started.` };
 }

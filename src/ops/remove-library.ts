@@ -2,7 +2,7 @@ import { LdsError } from "../errors.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
 import { purgeRetiredBatches } from "../indexing/purge-retired.js";
-import { libraryBusy } from "../store/store.js";
+import { libraryBusy } from "../store/record-values.js";
 
 /**
  * Remove a library for good: refused while one of its jobs waits or runs (the job would write into a library

@@ -2,10 +2,10 @@ import { isLdsError, LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl, gitLibraryId, type RepositoryUrl } from "../sources/git-url.js";
-import type { Caller } from "../store/api-keys.js";
+import type { Caller, Library } from "../store/records.js";
 import { connectedGitToken } from "./git-connection.js";
-import type { LibraryRow } from "../store/libraries.js";
-import { servedBranch, type Store } from "../store/store.js";
+import { servedBranch } from "../store/record-values.js";
+import type { Store } from "../store/store.js";
 import { checkVersionName } from "./version-name.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
@@ -56,7 +56,7 @@ export async function submitRepository(ctx: SubmissionContext, body: RepositoryS
 
   const access = await callerAccess(store, caller);
   // The library of this source, under whatever id it was created (0.3.0 ids had no team scope or host).
-  const bySource = (await store.libraries.bySource(repo.sourceKey)).find((l) => (body.private ? l.private && l.team_id === caller.teamId : !l.private));
+  const bySource = (await store.libraries.bySource(repo.sourceKey)).find((l) => (body.private ? l.private && l.teamId === caller.teamId : !l.private));
   if (bySource && !access.mayUse(bySource)) throw accessDenied(bySource.id);
   if (bySource && body.private && body.branch === undefined) {
     throw new LdsError("duplicate_repo", `The private repository ${repo.sourceKey} is already in your team as ${bySource.id}.`, {
@@ -90,36 +90,36 @@ export async function submitRepository(ctx: SubmissionContext, body: RepositoryS
 }
 
 /** The same source again: a refresh of the library's served branch (under the refresh limits), or nothing if one is pending. */
-async function resubmit(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): Promise<SubmissionAnswer> {
+async function resubmit(ctx: SubmissionContext, library: Library, body: RepositorySubmission): Promise<SubmissionAnswer> {
   const { store } = ctx.volume;
   if (await store.jobs.hasPending(library.id)) {
     return { libraryName: library.id, message: `Repository ${library.id} is already a library and is being processed; nothing was changed.` };
   }
-  ctx.chargeRefresh(library.owner_user_id === ctx.caller.userId);
+  ctx.chargeRefresh(library.ownerUserId === ctx.caller.userId);
   const options = await store.libraries.options(library.id);
-  await store.libraries.queueJob(library.id, { kind: "refresh", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options } }, body.gitToken, true);
+  await store.libraries.queueJob(library.id, { kind: "refresh", payload: { url: library.sourceUrl!, teamId: ctx.caller.teamId, ...options } }, body.gitToken, true);
   return { libraryName: library.id, message: `Repository ${library.id} is already a library; a refresh was started.` };
 }
 
 /** A branch other than the served one: indexed as a pinned version named after it (/owner/repo/<branch>). */
-async function addBranch(ctx: SubmissionContext, library: LibraryRow, body: RepositorySubmission): Promise<SubmissionAnswer> {
+async function addBranch(ctx: SubmissionContext, library: Library, body: RepositorySubmission): Promise<SubmissionAnswer> {
   const { store } = ctx.volume;
   const branch = body.branch!;
   if (!(await store.jobs.hasPending(library.id, branch))) {
     const options = await store.libraries.options(library.id);
-    await store.libraries.queueJob(library.id, { kind: "ingest", payload: { url: library.source_url!, teamId: ctx.caller.teamId, ...options, branch, version: branch } }, body.gitToken, false);
+    await store.libraries.queueJob(library.id, { kind: "ingest", payload: { url: library.sourceUrl!, teamId: ctx.caller.teamId, ...options, branch, version: branch } }, body.gitToken, false);
   }
   return { libraryName: library.id, message: `Branch ${branch} of ${library.id} was submitted for processing; pin it as ${library.id}/${branch}.` };
 }
 
 /** The branch a library serves: as submitted, else as last fetched (the repository's default at the time). */
-export async function trackedBranch(store: Store, library: LibraryRow): Promise<string | undefined> {
+export async function trackedBranch(store: Store, library: Library): Promise<string | undefined> {
   return (await store.libraries.options(library.id)).branch ?? servedBranch(library);
 }
 
 /** The 409 of a library id held by another source; `existing` only when the caller may see that library. */
-export function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: LibraryRow | undefined, hint = `A library's source is fixed when it is created; an operator can move it: ${action("library.move", { id: libraryId })}.`): LdsError {
-  return new LdsError("source_conflict", `The library id ${libraryId} is already taken${existing?.source_key ? ` by ${existing.source_key}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, { hint });
+export function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: Library | undefined, hint = `A library's source is fixed when it is created; an operator can move it: ${action("library.move", { id: libraryId })}.`): LdsError {
+  return new LdsError("source_conflict", `The library id ${libraryId} is already taken${existing?.sourceKey ? ` by ${existing.sourceKey}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, { hint });
 }
 
 function checkBranchName(branch: string): void {

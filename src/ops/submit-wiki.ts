@@ -1,8 +1,7 @@
 import { LdsError } from "../errors.js";
 import { accessDenied, callerAccess } from "../search/library-access.js";
-import type { Caller } from "../store/api-keys.js";
-import type { WikiJobPayload } from "../store/jobs.js";
-import { normaliseSiteUrl } from "../store/store.js";
+import type { Caller, WikiJobPayload } from "../store/records.js";
+import { normaliseSiteUrl } from "../store/record-values.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { action } from "../hints.js";
 import { privateScope } from "../util/library-id.js";

@@ -1,7 +1,7 @@
 import { LdsError } from "../errors.js";
 import { OPEN_POLICY, type AccessPolicy } from "../search/access-policy.js";
 import { accessUnder } from "../search/library-access.js";
-import type { Caller } from "../store/api-keys.js";
+import type { Caller } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { keyActor } from "./actor.js";
 import { changeTeamPolicy } from "./teams.js";

@@ -1,5 +1,5 @@
 import { isRestrictive, OPEN_POLICY, patchPolicy, type AccessPolicy } from "../search/access-policy.js";
-import type { Plan, Team } from "../store/accounts.js";
+import type { Plan, Team } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { recordAccountChange } from "./account-audit.js";
 import type { Actor } from "./actor.js";

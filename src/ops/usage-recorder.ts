@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { describeFailure } from "../errors.js";
 import { queryTerms } from "../search/query-terms.js";
 import type { Store } from "../store/store.js";
-import type { UsageCount } from "../store/usage.js";
+import type { UsageCount } from "../store/records.js";
 
 /** Where a request came from, by the clients' own headers (X-Context7-Source) or the endpoint. */
 export type ClientKind = "api" | "mcp" | "cli";

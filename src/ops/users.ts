@@ -1,4 +1,4 @@
-import type { Role, Team, User } from "../store/accounts.js";
+import type { Role, Team, User } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { recordAccountChange } from "./account-audit.js";
 import type { Actor } from "./actor.js";

@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import type { AccessPolicy, SourceType } from "../store/accounts.js";
+import type { AccessPolicy, SourceType } from "../store/records.js";
 import { libraryPatternSet } from "./library-pattern.js";
 import { libraryPatternProblem, starCount } from "./library-pattern-rules.js";
 

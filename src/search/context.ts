@@ -4,7 +4,7 @@ import { estimateTokens } from "../indexing/snippet.js";
 import { accessDenied, type LibraryAccess } from "./library-access.js";
 import type { LibraryRef } from "./library-ref.js";
 import { findVisibleLibrary } from "./visible-library.js";
-import type { StoredSnippet } from "../store/snippets.js";
+import type { StoredSnippet } from "../store/records.js";
 import { rankSnippetsWithFallback, type RankingMethod } from "./rank-snippets.js";
 import { action } from "../hints.js";
 import { withoutPath } from "../util/hide-path.js";
@@ -78,7 +78,7 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
     const key = `${row.kind}\0${row.content.replace(/\s+/g, " ").trim()}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const cost = estimateTokens(`${row.title}\n${row.description}\n${row.content}\n${row.source_path ?? ""}`);
+    const cost = estimateTokens(`${row.title}\n${row.description}\n${row.content}\n${row.sourcePath ?? ""}`);
     if (cost > left) continue;
     left -= cost;
     answer.snippets.push(row.kind === "code" ? codeAnswer(row, cost) : infoAnswer(row, cost));
@@ -87,21 +87,21 @@ export async function buildContext(volume: OpenVolume, access: LibraryAccess, re
 }
 
 function codeAnswer(row: StoredSnippet, tokens: number): CodeSnippetAnswer {
-  const source = row.source_path ?? "";
+  const source = row.sourcePath ?? "";
   return {
     codeTitle: row.title,
     codeDescription: row.description,
     codeLanguage: row.language ?? "",
     codeTokens: tokens,
     codeId: source,
-    pageTitle: row.page_title ?? pageTitleOf(source),
+    pageTitle: row.pageTitle ?? pageTitleOf(source),
     codeList: [{ language: row.language ?? "", code: row.content }],
   };
 }
 
 function infoAnswer(row: StoredSnippet, tokens: number): InfoSnippetAnswer {
-  const source = row.source_path ?? "";
-  const page = row.page_title ?? pageTitleOf(source);
+  const source = row.sourcePath ?? "";
+  const page = row.pageTitle ?? pageTitleOf(source);
   return { pageId: source, breadcrumb: page && page !== row.title ? `${page} > ${row.title}` : row.title, content: row.content, contentTokens: tokens };
 }
 
@@ -122,7 +122,7 @@ async function checkVersion(volume: OpenVolume, ref: LibraryRef): Promise<void> 
  * Nothing to answer with: a library whose first processing still runs is 202 library_not_finalized (ask again
  * shortly, as the hosted service answers); one whose processing failed or found nothing is no_snippets_found.
  */
-function noSnippets(ref: LibraryRef, library: { state: string; state_reason: string | null }, volumeRoot: string): LdsError {
+function noSnippets(ref: LibraryRef, library: { state: string; stateReason: string | null }, volumeRoot: string): LdsError {
   const name = ref.version ? `${ref.libraryId}/${ref.version}` : ref.libraryId;
   if (!ref.version && library.state !== "failed" && library.state !== "finalized") {
     return new LdsError("library_not_finalized", `${name} is still being processed (${library.state}): its documentation is not ready yet.`, {
@@ -131,7 +131,7 @@ function noSnippets(ref: LibraryRef, library: { state: string; state_reason: str
   }
   const why =
     // A reason recorded before 0.7.11 may still quote the data volume's path (git's stderr, a system error): hidden here.
-    library.state === "failed" ? `its processing failed: ${withoutPath(library.state_reason ?? "no reason recorded", volumeRoot).replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
+    library.state === "failed" ? `its processing failed: ${withoutPath(library.stateReason ?? "no reason recorded", volumeRoot).replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
   return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${name}: ${why}.`, {
     hint: library.state === "failed" ? `Fix the cause and refresh it: ${action("library.refresh", { libraryName: ref.libraryId })}.` : "Try again when its processing has finished.",
   });

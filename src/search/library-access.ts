@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import type { Caller } from "../store/api-keys.js";
+import type { Caller } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { isRestrictive, OPEN_POLICY, policyMatcher, type AccessPolicy } from "./access-policy.js";
 import { action } from "../hints.js";
@@ -7,8 +7,8 @@ import { action } from "../hints.js";
 /** The columns of a library that decide who may read it. */
 export interface LibraryVisibility {
   id: string;
-  private: number;
-  team_id: number | null;
+  private: boolean;
+  teamId: number | null;
 }
 
 /**
@@ -37,7 +37,7 @@ export async function callerAccess(store: Store, caller: Caller): Promise<Librar
 /** A caller's access under a given policy (its team's, or one being proposed). */
 export function accessUnder(caller: Pick<Caller, "teamId">, policy: AccessPolicy): LibraryAccess {
   return {
-    canSee: (library) => !library.private || library.team_id === caller.teamId,
+    canSee: (library) => !library.private || library.teamId === caller.teamId,
     mayUse: policyMatcher(policy),
     restricted: isRestrictive(policy),
   };

@@ -1,4 +1,4 @@
-import type { LibraryRow as StoredLibrary } from "../store/libraries.js";
+import type { Library as StoredLibrary } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { libraryScores, type LibraryScores } from "./library-scores.js";
 
@@ -16,15 +16,15 @@ export interface LibrarySummary extends LibraryScores {
   versions: string[];
 }
 
-/** The columns of a library a summary is made from. */
-export type LibraryRow = Pick<StoredLibrary, "id" | "title" | "description" | "private" | "team_id" | "state" | "branches" | "updated_at">;
+/** The fields of a library a summary is made from. */
+export type LibraryRow = Pick<StoredLibrary, "id" | "title" | "description" | "private" | "teamId" | "state" | "branches" | "updatedAt">;
 
 /** Totals and versions of one library's current content, and its public state. */
 export async function summarise(store: Store, row: LibraryRow): Promise<LibrarySummary> {
   const totals = await store.snippets.totals(row.id);
   const versions = await store.versions.names(row.id, "newest");
-  const branch = (JSON.parse(row.branches) as Array<{ name: string; fetchedAt: string }>)[0];
-  const lastUpdateDate = branch?.fetchedAt ?? row.updated_at;
+  const branch = row.branches[0];
+  const lastUpdateDate = branch?.fetchedAt ?? row.updatedAt;
   return {
     id: row.id,
     title: row.title,

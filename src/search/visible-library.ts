@@ -1,5 +1,5 @@
 import { LdsError } from "../errors.js";
-import type { LibraryRow } from "../store/libraries.js";
+import type { Library } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { libraryNotFound, type LibraryAccess } from "./library-access.js";
 import { parseLibraryRef, type LibraryRef } from "./library-ref.js";
@@ -24,7 +24,7 @@ export class LibraryRedirected extends LdsError {
  * reader can see) answers 301 with the new id, ahead of any library that took the old id since. Nothing visible:
  * library_not_found echoing the id exactly as sent.
  */
-export async function findVisibleLibrary(store: Store, access: LibraryAccess, sent: string): Promise<{ ref: LibraryRef; library: LibraryRow }> {
+export async function findVisibleLibrary(store: Store, access: LibraryAccess, sent: string): Promise<{ ref: LibraryRef; library: Library }> {
   for (const ref of parseLibraryRef(sent)) {
     const library = await visibleAt(store, access, ref.libraryId, sent, ref.version);
     if (library) return { ref, library };
@@ -36,7 +36,7 @@ export async function findVisibleLibrary(store: Store, access: LibraryAccess, se
  * The library an id names exactly, for this reader (refresh and metrics, which take no pinned version): the same
  * rules as findVisibleLibrary, with `notFound` for the answer when the reader sees nothing there.
  */
-export async function findVisibleExactly(store: Store, access: LibraryAccess, libraryId: string, notFound: () => LdsError = () => libraryNotFound(libraryId)): Promise<LibraryRow> {
+export async function findVisibleExactly(store: Store, access: LibraryAccess, libraryId: string, notFound: () => LdsError = () => libraryNotFound(libraryId)): Promise<Library> {
   parseLibraryRef(libraryId); // the same id syntax as search and context: invalid_library_id otherwise
   const library = await visibleAt(store, access, libraryId, libraryId, "");
   if (!library) throw notFound();
@@ -44,7 +44,7 @@ export async function findVisibleExactly(store: Store, access: LibraryAccess, li
 }
 
 /** The library at one reading of an id if the reader can see it; a redirect of the reader's own answers 301 first. */
-async function visibleAt(store: Store, access: LibraryAccess, libraryId: string, sent: string, version: string): Promise<LibraryRow | undefined> {
+async function visibleAt(store: Store, access: LibraryAccess, libraryId: string, sent: string, version: string): Promise<Library | undefined> {
   const renamedTo = await store.libraries.redirect(libraryId);
   const target = renamedTo === undefined ? undefined : await store.libraries.find(renamedTo);
   if (target && access.canSee(target)) throw new LibraryRedirected(sent, version ? `${target.id}/${version}` : target.id);

@@ -21,8 +21,7 @@ import type { Overview } from "../ops/overview.js";
 import type { RestoreOutcome } from "../ops/restore-outcome.js";
 import type { SubmissionAnswer } from "../ops/submit-repository.js";
 import type { DestinationTest } from "../ops/test-destination.js";
-import type { Plan, Role } from "../store/accounts.js";
-import type { LibraryState } from "../store/libraries.js";
+import type { LibraryState, Plan, Role } from "../store/records.js";
 
 export type { ArchiveInfo, BackupConfig, BackupStatus, Browsable, DestinationTest, Overview, RestoreOutcome, SubmissionAnswer };
 export type { DestinationConfig } from "../ops/backup-config.js";

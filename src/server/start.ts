@@ -67,7 +67,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     resources.defer(() => opened.close());
     // Snippet batches left unfinished by a process that is gone (a crash, or an archive taken mid-ingestion) are
     // finished by nobody: retired, to be deleted, unless a command that may be writing one is still running.
-    if (liveVolumeUsers(volume).length === 0) await opened.store.snippets.retireUnfinished();
+    if (liveVolumeUsers(volume).length === 0) await opened.store.snippets.retireUnfinishedAsSoleWriter();
     // From here commands may open the volume beside the server.
     lock.setPurpose("server");
     // A local embedder rebuilds a stale index in seconds, before serving; a remote provider's rebuild runs while

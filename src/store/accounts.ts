@@ -1,23 +1,7 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import { action } from "../hints.js";
-
-export type Plan = "free" | "pro" | "enterprise";
-export type Role = "owner" | "admin" | "member";
-
-export interface Team {
-  id: number;
-  name: string;
-  plan: Plan;
-}
-
-/** A team's access policy as stored (search/access-policy.ts gives it meaning); null: everything is allowed. */
-export interface AccessPolicy {
-  sourceTypes: SourceType[];
-  libraries: { allow: string[] | null; deny: string[] };
-}
-
-export type SourceType = "git" | "wiki";
+import type { AccessPolicy, Plan, Role, Team, User } from "./records.js";
 
 export function createTeam(db: Database.Database, name: string, plan: Plan): Team {
   try {
@@ -51,24 +35,17 @@ export function setTeamPlan(db: Database.Database, team: Team, plan: Plan): void
   db.prepare("UPDATE teams SET plan = ? WHERE id = ?").run(plan, team.id);
 }
 
-export interface User {
-  id: number;
-  team_id: number;
-  email: string;
-  role: Role;
-}
-
 export function addUser(db: Database.Database, team: Team, email: string, role: Role): User {
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new LdsError("validation_error", `"${email}" is not an email address.`);
   // A removed user comes back with the team and role given now (and its old keys work again).
   const removed = db.prepare("SELECT id FROM users WHERE email = ? AND removed_at IS NOT NULL").pluck().get(email) as number | undefined;
   if (removed !== undefined) {
     db.prepare("UPDATE users SET team_id = ?, role = ?, removed_at = NULL WHERE id = ?").run(team.id, role, removed);
-    return { id: removed, team_id: team.id, email, role };
+    return { id: removed, teamId: team.id, email, role };
   }
   try {
     const id = Number(db.prepare("INSERT INTO users (team_id, email, role) VALUES (?, ?, ?)").run(team.id, email, role).lastInsertRowid);
-    return { id, team_id: team.id, email, role };
+    return { id, teamId: team.id, email, role };
   } catch (err) {
     if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new LdsError("validation_error", `A user ${email} already exists.`);
     throw err;
@@ -76,7 +53,7 @@ export function addUser(db: Database.Database, team: Team, email: string, role: 
 }
 
 export function requireUser(db: Database.Database, email: string): User {
-  const user = db.prepare("SELECT id, team_id, email, role FROM users WHERE email = ? AND removed_at IS NULL").get(email) as User | undefined;
+  const user = db.prepare("SELECT id, team_id AS teamId, email, role FROM users WHERE email = ? AND removed_at IS NULL").get(email) as User | undefined;
   if (!user) throw new LdsError("user_not_found", `No user ${email}.`, { hint: `Add one: ${action("user.add", { email })}.` });
   return user;
 }
@@ -91,7 +68,7 @@ export function removeUser(db: Database.Database, email: string): User {
 /** The users of every team (removed ones left out), with their team's name, by team and email. */
 export function listUsers(db: Database.Database): Array<User & { team: string }> {
   return db
-    .prepare("SELECT u.id, u.team_id, u.email, u.role, t.name AS team FROM users u JOIN teams t ON t.id = u.team_id WHERE u.removed_at IS NULL ORDER BY t.name, u.email")
+    .prepare("SELECT u.id, u.team_id AS teamId, u.email, u.role, t.name AS team FROM users u JOIN teams t ON t.id = u.team_id WHERE u.removed_at IS NULL ORDER BY t.name, u.email")
     .all() as Array<User & { team: string }>;
 }
 

@@ -1,15 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
-
-export interface Admin {
-  id: number;
-  username: string;
-  password_hash: string;
-}
+import type { Admin, AdminSession, SessionAdmin } from "./records.js";
 
 export function findAdmin(db: Database.Database, username: string): Admin | undefined {
-  return db.prepare("SELECT id, username, password_hash FROM admins WHERE username = ?").get(username) as Admin | undefined;
+  return db.prepare("SELECT id, username, password_hash AS passwordHash FROM admins WHERE username = ?").get(username) as Admin | undefined;
 }
 
 export function countAdmins(db: Database.Database): number {
@@ -35,7 +30,7 @@ export function insertAdmin(db: Database.Database, username: string, passwordHas
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** A new session: 32 random bytes for the cookie; only their SHA-256 is stored. */
-export function createSession(db: Database.Database, adminId: number, ttlSeconds: number): { token: string; expiresAt: Date } {
+export function createSession(db: Database.Database, adminId: number, ttlSeconds: number): AdminSession {
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
   db.prepare("DELETE FROM admin_sessions WHERE expires_at < ?").run(new Date().toISOString());
@@ -44,13 +39,13 @@ export function createSession(db: Database.Database, adminId: number, ttlSeconds
 }
 
 /** The admin a session token belongs to, or undefined when unknown or expired. */
-export function sessionAdmin(db: Database.Database, token: string): { id: number; username: string } | undefined {
+export function sessionAdmin(db: Database.Database, token: string): SessionAdmin | undefined {
   return db
     .prepare(
       `SELECT a.id, a.username FROM admin_sessions s JOIN admins a ON a.id = s.admin_id
        WHERE s.token_hash = ? AND s.expires_at > ?`,
     )
-    .get(hashToken(token), new Date().toISOString()) as { id: number; username: string } | undefined;
+    .get(hashToken(token), new Date().toISOString()) as SessionAdmin | undefined;
 }
 
 export function deleteSession(db: Database.Database, token: string): void {

@@ -1,26 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
-import type { Plan, Role } from "./accounts.js";
+import type { ApiKeyListing, Caller, NewApiKey, Plan, Role } from "./records.js";
 import { action } from "../hints.js";
 
 /** Every key starts with this (spec: keys carry a fixed vendor prefix). */
 export const KEY_PREFIX = "ldssk-";
 const KEY_FORMAT = /^ldssk-([0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
 
-export interface Caller {
-  keyPrefix: string;
-  userId: number;
-  email: string;
-  role: Role;
-  teamId: number;
-  plan: Plan;
-}
-
 const digest = (secret: string) => createHash("sha256").update(secret).digest();
 
 /** A new key: shown once; only its public prefix and the SHA-256 of its secret are stored. */
-export function createApiKey(db: Database.Database, userId: number, name: string | null): { key: string; prefix: string } {
+export function createApiKey(db: Database.Database, userId: number, name: string | null): NewApiKey {
   const id = randomBytes(6).toString("hex");
   const secret = randomBytes(32).toString("base64url");
   const prefix = `${KEY_PREFIX}${id}`;
@@ -61,14 +52,6 @@ export function hasActiveApiKey(db: Database.Database): boolean {
 export function revokeApiKey(db: Database.Database, prefix: string): void {
   const changes = db.prepare("UPDATE api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE prefix = ? AND revoked_at IS NULL").run(prefix).changes;
   if (changes === 0) throw new LdsError("validation_error", `No active key ${prefix}.`, { hint: `List keys: ${action("key.list")}.` });
-}
-
-export interface ApiKeyListing {
-  prefix: string;
-  name: string | null;
-  email: string;
-  createdAt: string;
-  revokedAt: string | null;
 }
 
 export function listApiKeys(db: Database.Database): ApiKeyListing[] {

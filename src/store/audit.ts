@@ -1,12 +1,5 @@
 import type Database from "better-sqlite3";
-
-export interface AuditEntry {
-  at: string;
-  actor: string;
-  action: string;
-  subject: string;
-  details: Record<string, unknown>;
-}
+import type { AuditEntry } from "./records.js";
 
 /** Record an operator action that changes what clients are served. Never holds secrets. */
 export function recordAudit(db: Database.Database, entry: Omit<AuditEntry, "at">): void {

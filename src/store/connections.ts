@@ -2,18 +2,9 @@ import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
 import { action } from "../hints.js";
-import { normaliseSiteUrl } from "./store.js";
+import { normaliseSiteUrl } from "./record-values.js";
 import { dropOrphanGrants } from "./oauth.js";
-
-export interface WikiConnection {
-  id: number;
-  teamId: number;
-  cloudId: string;
-  siteUrl: string;
-  apiBase: string;
-  /** Made by OAuth: its tokens are the grant's (refreshed by ops/oauth-tokens.ts), not a pasted one. */
-  grantId?: number;
-}
+import type { ConnectionListing, GitConnectionLookup, WikiConnection } from "./records.js";
 
 /** Connect a team's wiki account: the token is sealed; the API base is fixed here, by an operator, not by requests. */
 export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<WikiConnection, "id"> & { token: string }): number {
@@ -42,9 +33,6 @@ export function addGitConnection(db: Database.Database, key: Buffer, teamId: num
     db.prepare("INSERT INTO connections (team_id, kind, secret_name, hosts) VALUES (?, 'git', ?, ?)").run(teamId, secretName, JSON.stringify(hosts.map((h) => h.toLowerCase())));
   }).immediate();
 }
-
-/** `grantId`: the connection was made by OAuth, and `token` is its access token as stored (it may need a refresh). */
-export type GitConnectionLookup = { token?: string; otherHosts: string[] | null; grantId?: number };
 
 /**
  * The team's connected git token for a repository on `host`, only if the connection is pinned to that host.
@@ -80,22 +68,6 @@ export function addTeamProject(db: Database.Database, teamId: number, projectId:
 
 export function teamHasProject(db: Database.Database, teamId: number, projectId: string): boolean {
   return db.prepare("SELECT 1 FROM team_projects WHERE team_id = ? AND project_id = ?").get(teamId, projectId) !== undefined;
-}
-
-
-/** A connection as an operator lists it: never its token. */
-export interface ConnectionListing {
-  id: number;
-  teamId: number;
-  kind: "git" | "wiki";
-  /** git: the hosts its token goes to; wiki: the site and the API base. */
-  hosts: string[];
-  cloudId: string | null;
-  siteUrl: string | null;
-  apiBase: string | null;
-  /** Made by OAuth (its grant), or null for a pasted token. */
-  grantId: number | null;
-  createdAt: string;
 }
 
 export function listConnections(db: Database.Database): ConnectionListing[] {

@@ -1,35 +1,6 @@
 import type Database from "better-sqlite3";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
-
-export type JobPayload = GitJobPayload | WikiJobPayload;
-
-export interface GitJobPayload {
-  source?: "git";
-  /** Absent in jobs queued by 0.1 (a restored archive): the library's source_url is used. */
-  url?: string;
-  branch?: string;
-  skipVersionFiltering?: boolean;
-  generateDocs?: boolean;
-  /** Index `branch` as this pinned version (an added branch or tag) instead of the current content. */
-  version?: string;
-  /** The team whose connected git account is used when the job brings no token. */
-  teamId?: number;
-}
-
-export interface WikiJobPayload {
-  source: "wiki";
-  teamId: number;
-  cloudId: string;
-  spaceKey: string;
-  pageIds?: string[];
-}
-
-export interface Job {
-  id: number;
-  library_id: string;
-  kind: "ingest" | "refresh";
-  payload: JobPayload;
-}
+import type { GitJobPayload, Job, JobPayload } from "./records.js";
 
 const tokenName = (jobId: number) => `job:${jobId}:gitToken`;
 
@@ -37,7 +8,7 @@ const tokenName = (jobId: number) => `job:${jobId}:gitToken`;
 export function enqueueJob(db: Database.Database, key: Buffer, job: Omit<Job, "id">, token?: string): number {
   return db.transaction(() => {
     const id = Number(
-      db.prepare("INSERT INTO jobs (library_id, kind, payload) VALUES (?, ?, ?)").run(job.library_id, job.kind, JSON.stringify(job.payload)).lastInsertRowid,
+      db.prepare("INSERT INTO jobs (library_id, kind, payload) VALUES (?, ?, ?)").run(job.libraryId, job.kind, JSON.stringify(job.payload)).lastInsertRowid,
     );
     if (token) putSecret(db, key, tokenName(id), token);
     return id;
@@ -50,9 +21,9 @@ export function claimNextJob(db: Database.Database): Job | undefined {
     .prepare(
       `UPDATE jobs SET state = 'running', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')
        WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1)
-       RETURNING id, library_id, kind, payload`,
+       RETURNING id, library_id AS libraryId, kind, payload`,
     )
-    .get() as { id: number; library_id: string; kind: Job["kind"]; payload: string } | undefined;
+    .get() as { id: number; libraryId: string; kind: Job["kind"]; payload: string } | undefined;
   return row ? { ...row, payload: JSON.parse(row.payload) as JobPayload } : undefined;
 }
 
@@ -82,8 +53,11 @@ export function finishJob(db: Database.Database, jobId: number, error: string | 
   }).immediate();
 }
 
-/** At start: a job that was running when the process died is run again. */
-export function requeueInterruptedJobs(db: Database.Database): number {
+/**
+ * At start: a job that was running when the process died is run again. Only when no other process can be running
+ * one: a shared database (issue 34) uses leases instead.
+ */
+export function requeueRunningJobsAsSoleProcess(db: Database.Database): number {
   return db.prepare("UPDATE jobs SET state = 'queued' WHERE state = 'running'").run().changes;
 }
 

@@ -1,63 +1,64 @@
 import type Database from "better-sqlite3";
 import { recordAudit } from "./audit.js";
-import { enqueueJob, hasAnyPendingJob, type JobPayload } from "./jobs.js";
+import { enqueueJob, hasAnyPendingJob } from "./jobs.js";
 import { getSetting, setSetting } from "./settings.js";
-import { libraryBusy } from "./store.js";
+import { libraryBusy } from "./record-values.js";
+import type { BranchRecord, JobKind, JobPayload, Library, LibraryMove, LibraryOptions, LibraryState, NewLibrary } from "./records.js";
 
-export type LibraryState = "queued" | "fetching" | "parsing" | "embedding" | "finalized" | "failed";
-
-export interface LibraryRow {
+/** A row of `libraries` as stored: `branches` is JSON text, `private` 0 or 1. */
+interface LibraryRow {
   id: string;
   team_id: number | null;
   title: string;
   description: string;
   private: number;
-  source: "git" | "wiki";
+  source: Library["source"];
   source_url: string | null;
   source_key: string | null;
-  /** JSON: [{name, commit, fetchedAt}] of the branch the library serves (at most one record). */
   branches: string;
   owner_user_id: number | null;
   state: LibraryState;
-  /** Why the last processing failed, or what it waits for. */
   state_reason: string | null;
   updated_at: string;
 }
 
-/** How a library was submitted; kept so that refreshes index it the same way. */
-export interface LibraryOptions {
-  skipVersionFiltering?: boolean;
-  generateDocs?: boolean;
-  /** The branch the library serves (its current content); absent: the repository's default branch. */
-  branch?: string;
-}
-
 const COLUMNS = "id, team_id, title, description, private, source, source_url, source_key, branches, owner_user_id, state, state_reason, updated_at";
 
-export function findLibrary(db: Database.Database, id: string): LibraryRow | undefined {
-  return db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE id = ?`).get(id) as LibraryRow | undefined;
+/** A row as the record the contract hands over (its one served-branch record parsed here, once). */
+function toLibrary(row: LibraryRow): Library {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    title: row.title,
+    description: row.description,
+    private: row.private === 1,
+    source: row.source,
+    sourceUrl: row.source_url,
+    sourceKey: row.source_key,
+    branches: parseBranches(row.branches),
+    ownerUserId: row.owner_user_id,
+    state: row.state,
+    stateReason: row.state_reason,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Most libraries' column is "[]" (or one record): skip the parser for the empty list. */
+const parseBranches = (text: string | null | undefined): BranchRecord[] => (!text || text === "[]" ? [] : (JSON.parse(text) as BranchRecord[]));
+
+export function findLibrary(db: Database.Database, id: string): Library | undefined {
+  const row = db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE id = ?`).get(id) as LibraryRow | undefined;
+  return row && toLibrary(row);
 }
 
 /** Every library, by id. */
-export function listLibraries(db: Database.Database): LibraryRow[] {
-  return db.prepare(`SELECT ${COLUMNS} FROM libraries ORDER BY id`).all() as LibraryRow[];
+export function listLibraries(db: Database.Database): Library[] {
+  return (db.prepare(`SELECT ${COLUMNS} FROM libraries ORDER BY id`).all() as LibraryRow[]).map(toLibrary);
 }
 
 /** The libraries indexed from one source (a repository's host and path), whatever their ids. */
-export function librariesBySource(db: Database.Database, sourceKey: string): LibraryRow[] {
-  return db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE source_key = ? ORDER BY id`).all(sourceKey) as LibraryRow[];
-}
-
-export interface NewLibrary {
-  id: string;
-  teamId: number | null;
-  title: string;
-  description?: string;
-  source: "git" | "wiki";
-  sourceUrl: string;
-  sourceKey: string;
-  private: boolean;
-  ownerUserId: number | null;
+export function librariesBySource(db: Database.Database, sourceKey: string): Library[] {
+  return (db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE source_key = ? ORDER BY id`).all(sourceKey) as LibraryRow[]).map(toLibrary);
 }
 
 /** Create a library, its source fixed from now on (only `moveLibrary` changes it). */
@@ -76,15 +77,8 @@ export function setLibraryOptions(db: Database.Database, id: string, options: Li
   setSetting(db, `library.options:${id}`, JSON.stringify(options));
 }
 
-/** The branch a library serves, as last fetched: one record (none before its first ingestion). */
-export interface BranchRecord {
-  name: string;
-  commit: string;
-  fetchedAt: string;
-}
-
 export function servedBranchRecords(db: Database.Database, libraryId: string): BranchRecord[] {
-  return JSON.parse((db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string | undefined) ?? "[]") as BranchRecord[];
+  return parseBranches(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(libraryId) as string | undefined);
 }
 
 /** A library serves one branch: its record replaces any other (docs/api.md, "Branches"). */
@@ -112,14 +106,14 @@ export function createLibraryWithJob(db: Database.Database, key: Buffer, library
   db.transaction(() => {
     insertLibrary(db, library);
     if (options) setLibraryOptions(db, library.id, options);
-    enqueueJob(db, key, { library_id: library.id, kind: "ingest", payload }, token);
+    enqueueJob(db, key, { libraryId: library.id, kind: "ingest", payload }, token);
   }).immediate();
 }
 
 /** Queue a job for an existing library; `markQueued` shows the library as queued (a refresh of what it serves). */
-export function queueLibraryJob(db: Database.Database, key: Buffer, libraryId: string, job: { kind: "ingest" | "refresh"; payload: JobPayload }, token: string | undefined, markQueued: boolean): void {
+export function queueLibraryJob(db: Database.Database, key: Buffer, libraryId: string, job: { kind: JobKind; payload: JobPayload }, token: string | undefined, markQueued: boolean): void {
   db.transaction(() => {
-    enqueueJob(db, key, { library_id: libraryId, ...job }, token);
+    enqueueJob(db, key, { libraryId, ...job }, token);
     if (markQueued) setLibraryState(db, libraryId, "queued");
   }).immediate();
 }
@@ -131,13 +125,13 @@ export function queueLibraryJob(db: Database.Database, key: Buffer, libraryId: s
 export function relocateLibrary(
   db: Database.Database,
   key: Buffer,
-  move: { libraryId: string; sourceUrl: string; sourceKey: string; branch?: string; teamId: number | null; actor: string; from: string },
+  move: LibraryMove,
 ): void {
   db.transaction(() => {
     setLibrarySource(db, move.libraryId, move.sourceUrl, move.sourceKey);
     const options = { ...libraryOptions(db, move.libraryId), branch: move.branch };
     setLibraryOptions(db, move.libraryId, options);
-    enqueueJob(db, key, { library_id: move.libraryId, kind: "refresh", payload: { url: move.sourceUrl, ...options, teamId: move.teamId ?? undefined } });
+    enqueueJob(db, key, { libraryId: move.libraryId, kind: "refresh", payload: { url: move.sourceUrl, ...options, teamId: move.teamId ?? undefined } });
     setLibraryState(db, move.libraryId, "queued");
     recordAudit(db, { actor: move.actor, action: "library.move", subject: move.libraryId, details: { from: move.from, to: move.sourceUrl, branch: move.branch ?? null } });
   }).immediate();

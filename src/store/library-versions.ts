@@ -1,11 +1,5 @@
 import type Database from "better-sqlite3";
-
-/** A library's pinned versions: tags and added branches indexed apart from its current content. */
-export interface LibraryVersion {
-  name: string;
-  /** The tag or branch it was fetched from. */
-  ref: string;
-}
+import type { LibraryVersion } from "./records.js";
 
 export function libraryVersions(db: Database.Database, libraryId: string): LibraryVersion[] {
   return db.prepare("SELECT name, ref FROM library_versions WHERE library_id = ? ORDER BY name").all(libraryId) as LibraryVersion[];

@@ -1,42 +1,8 @@
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
-import { normaliseSiteUrl } from "./store.js";
-
-/** A pending authorization, as the callback needs it. */
-export interface OAuthState {
-  provider: string;
-  teamId: number;
-  verifier: string;
-  redirectUri: string;
-  startedBy: string;
-}
-
-export interface OAuthTokens {
-  accessToken: string;
-  refreshToken?: string;
-  /** When the access token stops working; undefined: it does not expire. */
-  expiresAt?: string;
-}
-
-/** An OAuth grant without its tokens: what the dashboard lists. */
-export interface OAuthGrant {
-  id: number;
-  teamId: number;
-  provider: string;
-  account: string;
-  scopes: string;
-  expiresAt: string | null;
-  state: "active" | "revoked";
-  problem: string | null;
-  createdAt: string;
-  /** Where its token may go: git hosts, or wiki sites with their cloud ids. */
-  hosts: string[];
-  sites: Array<{ cloudId: string; siteUrl: string }>;
-}
-
-/** What a new grant connects: a git account for hosts, or wiki sites (one connection per cloud id). */
-export type GrantTarget = { kind: "git"; hosts: string[] } | { kind: "wiki"; sites: Array<{ cloudId: string; siteUrl: string; apiBase: string }> };
+import { normaliseSiteUrl } from "./record-values.js";
+import type { GrantTokens, NewGrant, OAuthGrant, OAuthState, OAuthTokens } from "./records.js";
 
 const hashOf = (state: string) => createHash("sha256").update(state).digest("hex");
 const accessName = (grantId: number) => `oauth:${grantId}:access`;
@@ -72,7 +38,7 @@ export function takeOAuthState(db: Database.Database, state: string): OAuthState
  * Store a new grant and the connections it makes, all or nothing. It replaces the team's previous connection of the
  * same kind (a git account; the same wiki sites), whether pasted or connected: Reconnect is Connect again.
  */
-export function saveOAuthGrant(db: Database.Database, key: Buffer, grant: { teamId: number; provider: string; account: string; scopes: string; tokens: OAuthTokens; target: GrantTarget }): number {
+export function saveOAuthGrant(db: Database.Database, key: Buffer, grant: NewGrant): number {
   return db.transaction(() => {
     const id = Number(
       db.prepare("INSERT INTO oauth_grants (team_id, provider, account, scopes, expires_at) VALUES (?, ?, ?, ?, ?)").run(grant.teamId, grant.provider, grant.account, grant.scopes, grant.tokens.expiresAt ?? null).lastInsertRowid,
@@ -126,7 +92,7 @@ function removeGrantRows(db: Database.Database, grantId: number): void {
   db.prepare("DELETE FROM oauth_grants WHERE id = ?").run(grantId);
 }
 
-export function oauthGrantTokens(db: Database.Database, key: Buffer, grantId: number): (OAuthTokens & { state: string; provider: string }) | undefined {
+export function oauthGrantTokens(db: Database.Database, key: Buffer, grantId: number): GrantTokens | undefined {
   const row = db.prepare("SELECT provider, expires_at, state FROM oauth_grants WHERE id = ?").get(grantId) as { provider: string; expires_at: string | null; state: string } | undefined;
   const accessToken = row && getSecret(db, key, accessName(grantId));
   if (!row || !accessToken) return undefined;

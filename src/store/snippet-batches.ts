@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../errors.js";
-import type { NewSnippet } from "./snippets.js";
+import type { NewSnippet, RetiredChunk } from "./records.js";
 
 /**
  * Snippet batches (schema 11): an ingestion writes a library version's new snippets as a batch of its own, in small
@@ -93,13 +93,16 @@ export function discardBatch(db: Database.Database, libraryId: string, version: 
   db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ? AND state = 'writing'").run(libraryId, version, batch);
 }
 
-/** Retire every unfinished batch (at a server's start, when no other process has the volume open). */
-export function retireUnfinished(db: Database.Database): number {
+/**
+ * Retire every unfinished batch (at a server's start). Only when no other process can be writing one: a shared
+ * database (issue 34) uses leases instead.
+ */
+export function retireUnfinishedAsSoleWriter(db: Database.Database): number {
   return db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE state = 'writing'").run().changes;
 }
 
 /** Up to `limit` snippet ids of one retired batch; a retired batch with no rows left is forgotten on the way. */
-export function retiredChunk(db: Database.Database, limit: number): { libraryId: string; version: string; batch: number; ids: number[] } | undefined {
+export function retiredChunk(db: Database.Database, limit: number): RetiredChunk | undefined {
   const next = db.prepare("SELECT library_id AS libraryId, version, batch FROM snippet_batches WHERE state = 'retired' LIMIT 1");
   const ids = db.prepare("SELECT id FROM snippets WHERE library_id = ? AND version = ? AND batch = ? LIMIT ?").pluck();
   for (;;) {

@@ -70,7 +70,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       appendToBatch: on(batches.appendToBatch),
       publishBatch: on(batches.publishBatch),
       discardBatch: on(batches.discardBatch),
-      retireUnfinished: on(batches.retireUnfinished),
+      retireUnfinishedAsSoleWriter: on(batches.retireUnfinishedAsSoleWriter),
       tidyIndex: async () => batches.tidyIndex(db),
       retiredChunk: on(batches.retiredChunk),
       deleteRetiredRows: async (chunk) => batches.deleteRetiredRows(db, chunk.libraryId, chunk.version, chunk.batch, chunk.ids),
@@ -87,7 +87,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       hasAnyPending: on(jobs.hasAnyPendingJob),
       token: sealed(jobs.jobToken),
       finish: on(jobs.finishJob),
-      requeueInterrupted: on(jobs.requeueInterruptedJobs),
+      requeueRunningAsSoleProcess: on(jobs.requeueRunningJobsAsSoleProcess),
     },
     teams: {
       create: on(accounts.createTeam),

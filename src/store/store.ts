@@ -3,28 +3,57 @@
  * named by intent, each group a small interface. Everything above `store/` reaches the records through this
  * contract only, and every operation answers a Promise, so that a second engine (PostgreSQL, for several replicas)
  * can sit behind it. Transactions stay inside an operation: a caller never holds one open across its own awaits.
- * The SQLite engine (store/sqlite-store.ts) implements it over lds.db; work that only SQLite does (migrations,
+ * Its record types are in store/records.ts, values computed from them in store/record-values.ts; this file holds
+ * interfaces only. The SQLite engine (store/sqlite-store.ts) implements it over lds.db, mapping its rows to records; work that only SQLite does (migrations,
  * snapshots, checking an archive's database copy) stays in the engine's own modules.
  */
-import { LdsError } from "../errors.js";
-import type { AccessPolicy, Plan, Role, Team, User } from "./accounts.js";
-import type { Admin } from "./admins.js";
-import type { ApiKeyListing, Caller } from "./api-keys.js";
-import type { AuditEntry } from "./audit.js";
-import type { ConnectionListing, GitConnectionLookup, WikiConnection } from "./connections.js";
-import type { Job, JobPayload } from "./jobs.js";
-import type { BranchRecord, LibraryOptions, LibraryRow, LibraryState, NewLibrary } from "./libraries.js";
-import type { LibraryVersion } from "./library-versions.js";
-import type { GrantTarget, OAuthGrant, OAuthState, OAuthTokens } from "./oauth.js";
-import type { EmbeddableSnippet, NewSnippet, StoredSnippet } from "./snippets.js";
-import type { UsageCount } from "./usage.js";
+import type {
+  AccessPolicy,
+  Admin,
+  AdminSession,
+  ApiKeyListing,
+  AuditEntry,
+  BranchRecord,
+  Caller,
+  ConnectionListing,
+  EmbeddableSnippet,
+  FirstTeam,
+  FirstTeamRequest,
+  GitConnectionLookup,
+  GrantTokens,
+  Job,
+  JobKind,
+  JobPayload,
+  Library,
+  LibraryMove,
+  LibraryOptions,
+  LibraryState,
+  LibraryVersion,
+  NewApiKey,
+  NewGrant,
+  NewLibrary,
+  NewSnippet,
+  OAuthGrant,
+  OAuthState,
+  OAuthTokens,
+  Plan,
+  RetiredChunk,
+  Role,
+  SessionAdmin,
+  SnippetTotals,
+  StoredSnippet,
+  Team,
+  UsageCount,
+  User,
+  WikiConnection,
+} from "./records.js";
 
 export interface LibraryStore {
-  find(id: string): Promise<LibraryRow | undefined>;
+  find(id: string): Promise<Library | undefined>;
   /** Every library, by id. */
-  list(): Promise<LibraryRow[]>;
+  list(): Promise<Library[]>;
   /** The libraries indexed from one source (a repository's host and path), whatever their ids. */
-  bySource(sourceKey: string): Promise<LibraryRow[]>;
+  bySource(sourceKey: string): Promise<Library[]>;
   /** The id a library now has that was once `oldId` (private ids moved to /~team-<N>/... in schema 13), if any. */
   redirect(oldId: string): Promise<string | undefined>;
   /** A library without a job (an operator's ingestion runs at once); its source is fixed from now on. */
@@ -32,9 +61,9 @@ export interface LibraryStore {
   /** A new library with the options it was submitted with and its first job, all or nothing. */
   createWithJob(library: NewLibrary, options: LibraryOptions | null, payload: JobPayload, token?: string): Promise<void>;
   /** Queue a job for an existing library; `markQueued` shows the library as queued (a refresh of what it serves). */
-  queueJob(libraryId: string, job: { kind: "ingest" | "refresh"; payload: JobPayload }, token: string | undefined, markQueued: boolean): Promise<void>;
+  queueJob(libraryId: string, job: { kind: JobKind; payload: JobPayload }, token: string | undefined, markQueued: boolean): Promise<void>;
   /** Point a library at a new source with its refresh job and audit record, all or nothing (an operator's move). */
-  relocate(move: { libraryId: string; sourceUrl: string; sourceKey: string; branch?: string; teamId: number | null; actor: string; from: string }): Promise<void>;
+  relocate(move: LibraryMove): Promise<void>;
   /** How a library was submitted, kept so that refreshes index it the same way. */
   options(id: string): Promise<LibraryOptions>;
   /** The branch a library serves, as last fetched: one record (none before its first ingestion). */
@@ -62,7 +91,7 @@ export interface SnippetStore {
   /** How many snippets a library version holds ("" = its current content), of one kind or of both. */
   count(libraryId: string, version?: string, kind?: "code" | "info"): Promise<number>;
   /** Number and tokens of a library's current snippets. */
-  totals(libraryId: string): Promise<{ n: number; tokens: number }>;
+  totals(libraryId: string): Promise<SnippetTotals>;
   countAll(): Promise<number>;
   /** These snippets of one library version, in the order asked (ids no longer there are left out). */
   load(libraryId: string, version: string, ids: number[]): Promise<StoredSnippet[]>;
@@ -84,22 +113,17 @@ export interface SnippetStore {
   publishBatch(libraryId: string, version: string, batch: number): Promise<void>;
   /** Retire an unfinished batch (its ingestion failed). */
   discardBatch(libraryId: string, version: string, batch: number): Promise<void>;
-  /** Retire every unfinished batch: only when no process can be writing one. Answers how many. */
-  retireUnfinished(): Promise<number>;
+  /**
+   * Retire every unfinished batch, answering how many: only when no other process can be writing one (a server's
+   * start on a volume it alone has open). A shared database (issue 34) uses leases instead.
+   */
+  retireUnfinishedAsSoleWriter(): Promise<number>;
   /** Up to `limit` ids of rows of some retired batch; undefined when none is left. */
   retiredChunk(limit: number): Promise<RetiredChunk | undefined>;
   /** Delete these rows of a retired batch (their vectors were removed first). */
   deleteRetiredRows(chunk: RetiredChunk): Promise<void>;
   /** A short, bounded step of the search index's upkeep, between the chunks of a large write (an engine without any: nothing). */
   tidyIndex(): Promise<void>;
-}
-
-/** Rows of a retired snippet batch, to be deleted. */
-export interface RetiredChunk {
-  libraryId: string;
-  version: string;
-  batch: number;
-  ids: number[];
 }
 
 /** Full-text ranking: FTS5's BM25 in SQLite; another engine brings its own. `expression` comes from search/query-terms.ts. */
@@ -122,8 +146,11 @@ export interface JobStore {
   hasAnyPending(libraryId: string): Promise<boolean>;
   token(jobId: number): Promise<string | undefined>;
   finish(jobId: number, error: string | null): Promise<void>;
-  /** At start: jobs that were running when the process died run again. */
-  requeueInterrupted(): Promise<number>;
+  /**
+   * At start: jobs that were running when the process died run again. Only when no other process can be running
+   * one (it would be run twice): a shared database (issue 34) uses leases instead.
+   */
+  requeueRunningAsSoleProcess(): Promise<number>;
 }
 
 export interface TeamStore {
@@ -140,7 +167,7 @@ export interface TeamStore {
   addProject(teamId: number, projectId: string, name: string): Promise<void>;
   hasProject(teamId: number, projectId: string): Promise<boolean>;
   /** On a store without teams only: a team, its owner and an API key, all or nothing; null when teams exist. */
-  createFirst(first: { team: string; email: string; plan: Plan }): Promise<{ team: string; plan: Plan; email: string; key: string; prefix: string } | null>;
+  createFirst(first: FirstTeamRequest): Promise<FirstTeam | null>;
 }
 
 export interface UserStore {
@@ -156,7 +183,7 @@ export interface UserStore {
 
 export interface ApiKeyStore {
   /** A new key: shown once; only its prefix and a digest of its secret are stored. */
-  create(userId: number, name: string | null): Promise<{ key: string; prefix: string }>;
+  create(userId: number, name: string | null): Promise<NewApiKey>;
   /** The caller a bearer key belongs to (compared in constant time); invalid_api_key otherwise. */
   authenticate(authorization: string | undefined): Promise<Caller>;
   hasActive(): Promise<boolean>;
@@ -186,8 +213,8 @@ export interface OAuthStore {
   /** The pending authorization of `state`, removed (usable once); undefined when unknown or stale. */
   takeState(state: string): Promise<OAuthState | undefined>;
   /** A new grant with its sealed tokens and the connections it makes (replacing the team's previous ones of that kind). */
-  saveGrant(grant: { teamId: number; provider: string; account: string; scopes: string; tokens: OAuthTokens; target: GrantTarget }): Promise<number>;
-  tokens(grantId: number): Promise<(OAuthTokens & { state: string; provider: string }) | undefined>;
+  saveGrant(grant: NewGrant): Promise<number>;
+  tokens(grantId: number): Promise<GrantTokens | undefined>;
   updateTokens(grantId: number, tokens: OAuthTokens): Promise<void>;
   markRevoked(grantId: number, problem: string): Promise<void>;
   /** Delete a grant, its tokens and its connections. */
@@ -202,9 +229,9 @@ export interface AdminStore {
   count(): Promise<number>;
   create(username: string, passwordHash: string): Promise<number>;
   /** A new session; only a digest of its token is stored. */
-  createSession(adminId: number, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }>;
+  createSession(adminId: number, ttlSeconds: number): Promise<AdminSession>;
   /** The admin of a live session, or undefined. */
-  sessionAdmin(token: string): Promise<{ id: number; username: string } | undefined>;
+  sessionAdmin(token: string): Promise<SessionAdmin | undefined>;
   deleteSession(token: string): Promise<void>;
 }
 
@@ -252,21 +279,4 @@ export interface Store {
   readonly usage: UsageStore;
   /** The schema version of the records. */
   schemaVersion(): Promise<number>;
-}
-
-/** The branch a library serves, as last fetched; undefined before its first ingestion. */
-export function servedBranch(library: Pick<LibraryRow, "branches">): string | undefined {
-  return (JSON.parse(library.branches) as Array<{ name: string }>)[0]?.name;
-}
-
-/** A library one of whose jobs waits or runs cannot be removed: the job would write into a library that is gone. */
-export function libraryBusy(libraryId: string): LdsError {
-  return new LdsError("library_busy", `${libraryId} is being processed; it can be removed when its job has finished.`, {
-    hint: "Wait until its state is finalized or failed, then remove it again.",
-  });
-}
-
-/** A wiki site as connections record it: no trailing slash, lower case. */
-export function normaliseSiteUrl(siteUrl: string): string {
-  return siteUrl.replace(/\/+$/, "").toLowerCase();
 }

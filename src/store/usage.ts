@@ -1,14 +1,5 @@
 import type Database from "better-sqlite3";
-
-/** One counter of library_usage: requests of a library on a day (UTC, YYYY-MM-DD), by dimension and name. */
-export interface UsageCount {
-  libraryId: string;
-  day: string;
-  /** "client" (api, mcp, cli), "topic" (a query word), "mcpClient" (the MCP client's name). */
-  dimension: "client" | "topic" | "mcpClient";
-  name: string;
-  count: number;
-}
+import type { UsageCount } from "./records.js";
 
 /**
  * Distinct names kept per library, day and dimension. Query words and client names come from callers, so without a

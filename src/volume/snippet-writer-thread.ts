@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { DataVolume } from "../config/data-volume.js";
-import type { NewSnippet } from "../store/snippets.js";
+import type { NewSnippet } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { builtModule } from "../util/built-module.js";
 import { errorFromThread, type ThreadError } from "../util/worker-answer.js";

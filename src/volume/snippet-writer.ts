@@ -1,4 +1,4 @@
-import type { NewSnippet } from "../store/snippets.js";
+import type { NewSnippet } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import type { VectorIndex } from "../vectors/vector-index.js";
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openVolume } from "../../src/volume/open-volume.js";
-import { claimNextJob, enqueueJob, finishJob, jobToken, requeueInterruptedJobs } from "../../src/store/jobs.js";
+import { claimNextJob, enqueueJob, finishJob, jobToken, requeueRunningJobsAsSoleProcess } from "../../src/store/jobs.js";
 import { tempDir } from "../helpers/temp.js";
 
 describe("the job queue", () => {
@@ -11,8 +11,8 @@ describe("the job queue", () => {
     const volume = openVolume(root);
     const { db, key } = volume;
     db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/a/b', 'b', 'git')").run();
-    const first = enqueueJob(db, key, { library_id: "/a/b", kind: "ingest", payload: { url: "https://h/a/b" } }, "tok-secret-123");
-    const second = enqueueJob(db, key, { library_id: "/a/b", kind: "refresh", payload: { url: "https://h/a/b", branch: "main" } });
+    const first = enqueueJob(db, key, { libraryId: "/a/b", kind: "ingest", payload: { url: "https://h/a/b" } }, "tok-secret-123");
+    const second = enqueueJob(db, key, { libraryId: "/a/b", kind: "refresh", payload: { url: "https://h/a/b", branch: "main" } });
     db.pragma("wal_checkpoint(TRUNCATE)");
     expect(fs.readFileSync(path.join(root, "lds.db")).includes(Buffer.from("tok-secret-123"))).toBe(false);
 
@@ -23,7 +23,7 @@ describe("the job queue", () => {
     expect(claimNextJob(db)).toBeUndefined();
 
     // The process dies with both running: at the next start both are queued again.
-    expect(requeueInterruptedJobs(db)).toBe(2);
+    expect(requeueRunningJobsAsSoleProcess(db)).toBe(2);
     expect(claimNextJob(db)!.id).toBe(first);
     finishJob(db, first, null);
     expect(jobToken(db, key, first)).toBeUndefined();

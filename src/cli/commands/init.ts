@@ -1,5 +1,5 @@
 import { createFirstKey } from "../../ops/first-key.js";
-import type { Plan } from "../../store/accounts.js";
+import type { Plan } from "../../store/records.js";
 import { commandActor } from "../cli-actor.js";
 import { withVolume } from "../with-volume.js";
 

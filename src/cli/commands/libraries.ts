@@ -6,7 +6,7 @@ export async function run(argv: { dataDir?: string; json: boolean }): Promise<nu
   return withVolume(argv.dataDir, async ({ store }) => {
     const rows = await store.libraries.list();
     const libraries = await Promise.all(
-      rows.map(async (row) => ({ ...(await summarise(store, row)), processing: row.state, reason: row.state_reason, source: row.source, private: Boolean(row.private) })),
+      rows.map(async (row) => ({ ...(await summarise(store, row)), processing: row.state, reason: row.stateReason, source: row.source, private: row.private })),
     );
     if (argv.json) {
       process.stdout.write(JSON.stringify({ libraries }, null, 2) + "\n");

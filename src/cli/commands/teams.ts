@@ -1,4 +1,4 @@
-import type { Plan } from "../../store/accounts.js";
+import type { Plan } from "../../store/records.js";
 import { isRestrictive } from "../../search/access-policy.js";
 import { commandActor } from "../cli-actor.js";
 import { addTeamProject, changeTeamPlan, changeTeamPolicy, createTeam } from "../../ops/teams.js";

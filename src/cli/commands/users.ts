@@ -1,4 +1,4 @@
-import type { Role } from "../../store/accounts.js";
+import type { Role } from "../../store/records.js";
 import { commandActor } from "../cli-actor.js";
 import { addUser, removeUser } from "../../ops/users.js";
 import { withVolume } from "../with-volume.js";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { Plan, Role } from "../../store/accounts.js";
+import type { Plan, Role, User } from "../../store/records.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { adminActor } from "../../ops/actor.js";
 import { createKey, revokeKey } from "../../ops/api-keys.js";
@@ -9,6 +9,9 @@ import { requireAdmin } from "../admin-session.js";
 import type { AccountTeam, AccountUser, KeyListing, KeyRevoked, NewApiKey, TeamListing, UserListing, UserRemoved } from "../api-types.js";
 
 const PLANS = ["free", "pro", "enterprise"];
+
+/** A user as the API names it (`team_id`, as since 0.3), in the order its fields have always been sent. */
+const accountUser = (user: User, team: string): AccountUser => ({ id: user.id, team_id: user.teamId, email: user.email, role: user.role, team });
 const ROLES = ["owner", "admin", "member"];
 const object = (required: string[], properties: Record<string, object>) => ({ body: { type: "object", additionalProperties: false, required, properties } });
 const teamName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" };
@@ -26,7 +29,7 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
   app.get("/api/teams", async (): Promise<TeamListing> => {
     const users = await store.users.list();
     const teams = await store.teams.list();
-    return { teams: teams.map((t) => ({ ...t, users: users.filter((u) => u.team_id === t.id).length })) };
+    return { teams: teams.map((t) => ({ ...t, users: users.filter((u) => u.teamId === t.id).length })) };
   });
 
   app.post<{ Body: { name: string; plan: Plan }; Reply: AccountTeam }>("/api/teams", { schema: object(["name", "plan"], { name: teamName, plan: { enum: PLANS } }) }, async (request, reply) => {
@@ -38,14 +41,14 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
     return changeTeamPlan(store, adminActor(request.admin!.username), request.params.team, request.body.plan);
   });
 
-  app.get("/api/users", async (): Promise<UserListing> => ({ users: await store.users.list() }));
+  app.get("/api/users", async (): Promise<UserListing> => ({ users: (await store.users.list()).map((u) => accountUser(u, u.team)) }));
 
   app.post<{ Body: { team: string; email: string; role: Role }; Reply: AccountUser }>(
     "/api/users",
     { schema: object(["team", "email", "role"], { team: { type: "string", minLength: 1, maxLength: 64 }, email, role: { enum: ROLES } }) },
     async (request, reply) => {
       const { user, team } = await addUser(store, adminActor(request.admin!.username), request.body.team, request.body.email, request.body.role);
-      return reply.status(201).send({ ...user, team: team.name });
+      return reply.status(201).send(accountUser(user, team.name));
     },
   );
 

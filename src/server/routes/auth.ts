@@ -34,7 +34,7 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
       perAccount.hit(`login:${request.body.username.toLowerCase()}`, loginAttemptsPerMinute, reply);
       const admin = await volume.store.admins.find(request.body.username);
       // Always run scrypt, also for unknown users, so that timing does not reveal which usernames exist.
-      const ok = await verifyPassword(request.body.password, admin?.password_hash);
+      const ok = await verifyPassword(request.body.password, admin?.passwordHash);
       if (!admin || !ok) {
         request.log.warn({ username: request.body.username }, "admin login failed");
         throw new LdsError("login_failed", "Wrong username or password.");

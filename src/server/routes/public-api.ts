@@ -4,7 +4,7 @@ import type { JobRunner } from "../../ops/job-runner.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import type { GitUrlPolicy } from "../../config/git-settings.js";
 import { ANONYMOUS_ACCESS, callerAccess, type LibraryAccess } from "../../search/library-access.js";
-import type { Caller } from "../../store/api-keys.js";
+import type { Caller } from "../../store/records.js";
 import type { ServerSettings } from "../../config/server-settings.js";
 import { isAnonymousRead, matchedRoute } from "../public-paths.js";
 import type { UsageRecorder } from "../../ops/usage-recorder.js";

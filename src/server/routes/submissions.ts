@@ -5,7 +5,7 @@ import { refreshLibrary } from "../../ops/refresh-library.js";
 import { submitRepository, type RepositorySubmission } from "../../ops/submit-repository.js";
 import { submitWikiSpace, type WikiSubmission } from "../../ops/submit-wiki.js";
 import type { GitUrlPolicy } from "../../config/git-settings.js";
-import type { Caller } from "../../store/api-keys.js";
+import type { Caller } from "../../store/records.js";
 import type { createRateLimiter } from "../rate-limiter.js";
 
 export interface SubmissionOptions {

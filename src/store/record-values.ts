@@ -1,0 +1,23 @@
+/**
+ * Values computed from records, the same whichever engine serves them: kept apart from the contract (store.ts holds
+ * interfaces only) so that the engine's modules can use them without importing the contract they implement.
+ */
+import { LdsError } from "../errors.js";
+import type { Library } from "./records.js";
+
+/** The branch a library serves, as last fetched; undefined before its first ingestion. */
+export function servedBranch(library: Pick<Library, "branches">): string | undefined {
+  return library.branches[0]?.name;
+}
+
+/** A library one of whose jobs waits or runs cannot be removed: the job would write into a library that is gone. */
+export function libraryBusy(libraryId: string): LdsError {
+  return new LdsError("library_busy", `${libraryId} is being processed; it can be removed when its job has finished.`, {
+    hint: "Wait until its state is finalized or failed, then remove it again.",
+  });
+}
+
+/** A wiki site as connections record it: no trailing slash, lower case. */
+export function normaliseSiteUrl(siteUrl: string): string {
+  return siteUrl.replace(/\/+$/, "").toLowerCase();
+}
