@@ -12,8 +12,14 @@ const CANDIDATES = (k: number) => Math.max(2 * k, k + 100);
 
 export interface PartitionSearch {
   nearest(vector: Float32Array, k: number, partition: string): VectorMatch[];
-  /** Build the partition's copy now, before its first search (the server does it at start for large libraries). */
-  warm(partition: string): void;
+  /**
+   * Build the partition's copy now, before its first search: at the server's start for large libraries, and for a
+   * large batch written but not yet published (the ingestion publishes it once this resolves). Resolves when the
+   * copy is in place or was given up (too small, over the budget: onCopy says).
+   */
+  warm(partition: string): Promise<void>;
+  /** Drop a replaced batch's copy (its successor was just published) and never copy it again. */
+  retire(partition: string): void;
   /** Resolves when no copy is being built (tests wait for it). */
   settled(): Promise<void>;
   readonly cache: PartitionCache;
@@ -76,8 +82,14 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
       return rows.map((r) => ({ snippetId: Number(r.snippet_id), distance: r.distance }));
     },
     warm(partition) {
-      copyLater(partition, generationOf(partition), true);
+      cache.revive(partition);
+      const generation = generationOf(partition);
+      if (generation === undefined || cache.holds(partition, generation)) return Promise.resolve();
+      copyLater(partition, generation, true);
+      // The queue's end: this partition's copy, after any queued before it.
+      return building;
     },
+    retire: (partition) => cache.retire(partition),
     settled: () => building,
     close() {
       clearInterval(sweeper);
