@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { ftsStatisticsReader, readVarints } from "./fts-statistics.js";
 import { FtsTokenizer, tokenizerOf } from "./fts-tokenizer.js";
+import { collectBuildGarbage } from "../util/young-garbage.js";
 import { MMAP_BYTES } from "./open-store.js";
 import { liveBatchRecord, servableBatchStart } from "./snippet-batches.js";
 import { COLUMN_WEIGHTS } from "./snippet-search.js";
@@ -133,6 +134,7 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
           }
         }
         onIndex(made.report);
+        collectBuildGarbage();
       })
       .catch((err: Error) => onIndex({ libraryId: request.libraryId, version: request.version, rows: 0, bytes: 0, ms: 0, failed: err.message }));
   };

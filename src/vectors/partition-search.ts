@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { MMAP_BYTES } from "../store/open-store.js";
+import { collectBuildGarbage } from "../util/young-garbage.js";
 import { PartitionCache, type CopyMade, type PartitionCacheOptions, type PartitionRows } from "./partition-cache.js";
 import { generationReader } from "./partition-generations.js";
 import { loadVectorExtension, type VectorMatch } from "./vector-index.js";
@@ -66,7 +67,11 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
         cache.sweep(generationOf);
         return cache.build(partition, () => partitionRows(file, partition), pause);
       })
-      .then((made) => made && onCopy(made))
+      .then((made) => {
+        if (!made) return;
+        onCopy(made);
+        collectBuildGarbage();
+      })
       .catch(() => {});
   };
 
