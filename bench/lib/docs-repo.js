@@ -1,6 +1,6 @@
 // A documentation repository for the ingestion benchmarks: `files` Markdown files of ~20 KB each (30 sections of
 // prose and fenced code), deterministic, served by real git over HTTP (bench/lib/git-http-server.js).
-const WORDS = "widget gadget render value size colour row column grid install configure option client server request response cache token queue job library snippet index search vector embed parse archive backup restore".split(" ");
+export const WORDS = "widget gadget render value size colour row column grid install configure option client server request response cache token queue job library snippet index search vector embed parse archive backup restore".split(" ");
 
 /** One Markdown file of the repository; `edition` changes its words (a new commit to re-ingest). */
 export function document(n, edition = 0) {

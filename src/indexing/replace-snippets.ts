@@ -3,6 +3,7 @@ import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
 import { oldGarbageCollector } from "../util/young-garbage.js";
+import { dropReplacedParts, warmNewBatch } from "./warm-new-batch.js";
 
 /**
  * Snippets written per transaction: a few milliseconds of SQLite and vector work each, so that a server answers
@@ -24,7 +25,8 @@ export interface ReplaceOptions {
  * come (a generator parses one file at a time) so that memory stays flat however large the repository. They are
  * written as a new batch that readers do not see, chunk by chunk, then published in one small transaction:
  * a reader sees the old set or the new one, never a mix, and the server never waits on a transaction the size of
- * a library. The replaced batch is deleted afterwards, a chunk at a time. A crash leaves the old content served
+ * a library. In the server, a large batch's search parts are built before it is published, so that it goes live
+ * warm (warm-new-batch.ts). The replaced batch is deleted afterwards, a chunk at a time. A crash leaves the old content served
  * and an unfinished batch, which the next ingestion of the library retires and deletes.
  */
 export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: string, snippets: Iterable<Snippet> | AsyncIterable<Snippet>, version = "", options: ReplaceOptions = {}): Promise<number> {
@@ -56,7 +58,11 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     }
     await writing;
     if (count === 0 && options.whenEmpty) throw options.whenEmpty();
+    await warmNewBatch(volume, target, count, options.signal);
+    options.signal?.throwIfAborted();
+    const replaced = await store.snippets.liveBatch(libraryId, version);
     await store.snippets.publishBatch(libraryId, version, batch);
+    dropReplacedParts(volume, { libraryId, version, batch: replaced });
   } catch (err) {
     await writing.catch(() => {});
     await store.snippets.discardBatch(libraryId, version, batch);

@@ -26,8 +26,8 @@ export async function warmVectorCopies(volume: OpenVolume, budgetBytes: number):
     if (planned + bytes > budgetBytes) continue;
     planned += bytes;
     const batch = await volume.store.snippets.liveBatch(id, "");
-    search.warm(partitionOf(id, "", batch));
-    search.warmWords({ libraryId: id, version: "", batch });
+    void search.warm(partitionOf(id, "", batch));
+    void search.warmWords({ libraryId: id, version: "", batch });
     warmed.push(id);
   }
   return warmed;

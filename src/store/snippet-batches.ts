@@ -29,6 +29,18 @@ export function liveBatchRecord(db: Database.Database, libraryId: string, versio
     | undefined;
 }
 
+/**
+ * When a batch that is written or served was started: undefined once it is retired (or never was). With its number
+ * it names the batch (numbers can be handed out again); the search thread keys a batch's word index by both, so an
+ * index built while the batch was being written (before its publication) is the one its searches find once live.
+ */
+export function servableBatchStart(db: Database.Database, libraryId: string, version: string, batch: number): string | undefined {
+  return db
+    .prepare("SELECT started_at FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ? AND state IN ('writing', 'live')")
+    .pluck()
+    .get(libraryId, version, batch) as string | undefined;
+}
+
 /** The versions ("" = current content) of which a library holds rows, in any batch. */
 export function versionsWithRows(db: Database.Database, libraryId: string): string[] {
   return db.prepare("SELECT DISTINCT version FROM snippets WHERE library_id = ? ORDER BY version").pluck().all(libraryId) as string[];

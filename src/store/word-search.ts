@@ -1,8 +1,9 @@
 import Database from "better-sqlite3";
 import { ftsStatisticsReader, readVarints } from "./fts-statistics.js";
 import { FtsTokenizer, tokenizerOf } from "./fts-tokenizer.js";
+import { collectBuildGarbage } from "../util/young-garbage.js";
 import { MMAP_BYTES } from "./open-store.js";
-import { liveBatchRecord } from "./snippet-batches.js";
+import { liveBatchRecord, servableBatchStart } from "./snippet-batches.js";
 import { COLUMN_WEIGHTS } from "./snippet-search.js";
 import type { WordIndex, WordRanking } from "./word-index.js";
 import { WordIndexBuilder } from "./word-index-builder.js";
@@ -44,8 +45,14 @@ export interface WordIndexMade {
 export interface WordSearch {
   /** The ranking FTS5 would give, from the batch's word index; undefined when there is none yet (one is built). */
   rank(request: WordRankRequest): WordRanking[] | undefined;
-  /** Build the batch's index now, before its first search (the server does it at start for large libraries). */
-  warm(batch: WordIndexTarget): void;
+  /**
+   * Build the batch's index now, before its first search: at the server's start for large libraries, and for a
+   * large batch written but not yet published (the ingestion publishes it once this resolves: it goes live warm).
+   * Resolves when the index is in place, or was given up (too small, over the budget, failed: onIndex says).
+   */
+  warm(batch: WordIndexTarget): Promise<void>;
+  /** Drop the indexes of batches no longer written or served (a replaced batch, just after its successor's publication). */
+  dropRetired(): void;
   /** Resolves when no index is being built (tests wait for it). */
   settled(): Promise<void>;
   close(): void;
@@ -74,11 +81,14 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
   const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   const keyOf = (libraryId: string, version: string, batch: number) => {
-    const live = liveBatchRecord(db, libraryId, version) ?? { batch: 0, startedAt: "" };
+    // A batch being written counts as well as the live one: its index is built before its publication. Rows from
+    // before batches existed are batch 0, with no record while no batch was ever published.
+    const startedAt = servableBatchStart(db, libraryId, version, batch) ?? (batch === 0 && !liveBatchRecord(db, libraryId, version) ? "" : undefined);
     // Keyed by the batch's start too: a batch number can be handed out again once its rows are all gone.
-    return live.batch === batch ? JSON.stringify([libraryId, version, batch, live.startedAt]) : undefined;
+    return startedAt === undefined ? undefined : JSON.stringify([libraryId, version, batch, startedAt]);
   };
-  // A library refreshed leaves its old batch's index behind, unused: dropped once that batch is no longer live.
+  // A library refreshed leaves its old batch's index behind, unused: dropped once that batch is retired (the
+  // ingestion asks at once, dropRetired; this sweep catches the rest).
   const sweep = () => {
     for (const key of [...indexes.keys(), ...settled]) {
       const [libraryId, version, batch] = JSON.parse(key) as [string, string, number];
@@ -105,8 +115,12 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
     building = building
       .then(async () => {
         sweep();
+        // Retired while it waited its turn (a search of the replaced batch just before the swap asked for it).
+        if (!settled.has(key)) return;
         const made = await build(file, tokenize, request, options, pause);
         if (!made) return;
+        // Retired while it was built: kept, it would only push a live batch's index out of the budget.
+        if (keyOf(request.libraryId, request.version, request.batch) !== key) return;
         if ("index" in made) {
           indexes.set(key, made.index);
           let total = [...indexes.values()].reduce((sum, index) => sum + index.bytes, 0);
@@ -120,6 +134,7 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
           }
         }
         onIndex(made.report);
+        collectBuildGarbage();
       })
       .catch((err: Error) => onIndex({ libraryId: request.libraryId, version: request.version, rows: 0, bytes: 0, ms: 0, failed: err.message }));
   };
@@ -146,8 +161,12 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
     },
     warm(target) {
       const key = keyOf(target.libraryId, target.version, target.batch);
-      if (key !== undefined && !indexes.has(key)) buildLater(key, target);
+      if (key === undefined || indexes.has(key)) return Promise.resolve();
+      buildLater(key, target);
+      // The queue's end: this batch's build, or the one already on its way (or given up).
+      return building;
     },
+    dropRetired: sweep,
     settled: () => building,
     close() {
       clearInterval(sweeper);

@@ -22,11 +22,20 @@ interface Request {
   warm?: boolean;
   rank?: WordRankRequest;
   warmWords?: WordIndexTarget;
+  retire?: string;
 }
 
-parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords }: Request) => {
-  if (warm) return search().warm(partition!);
-  if (warmWords) return wordSearch?.warm(warmWords);
+/** Answer once a copy or index asked for ahead of its searches is in place or given up (the ingestion waits for it). */
+const whenWarm = (id: number, warming: Promise<void> | undefined) => void (warming ?? Promise.resolve()).then(() => parentPort!.postMessage({ id, result: null }));
+
+parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords, retire }: Request) => {
+  if (warm) return whenWarm(id, search().warm(partition!));
+  if (warmWords) return whenWarm(id, wordSearch?.warm(warmWords));
+  if (retire !== undefined) {
+    // A replaced batch's parts: its copy (a vector thread that has opened vectors.db) and its word index.
+    partitions?.retire(retire);
+    return wordSearch?.dropRetired();
+  }
   // Test hooks: a thread that hangs, or one that dies, must cost one request an error, never the server.
   stallpoint("vector-search-stall");
   exitpoint("vector-search-crash", 70);

@@ -17,10 +17,15 @@ export interface VectorSearch {
    * none yet (it builds one for a large batch) or the thread was not given lds.db: the caller asks FTS5 then.
    */
   rankWords(request: WordRankRequest): Promise<WordRanking[] | undefined>;
-  /** Have the thread copy a large partition into memory before its first search (see partition-search.ts). */
-  warm(partition: string): void;
-  /** Have the thread build a large batch's word index before its first search (store/word-search.ts). */
-  warmWords(target: WordIndexTarget): void;
+  /**
+   * Have the thread copy a large partition into memory before its first search (see partition-search.ts). Resolves
+   * when the copy is in place or was given up (onCopy says which), or the thread is gone; never rejects.
+   */
+  warm(partition: string): Promise<void>;
+  /** Have the thread build a large batch's word index before its first search (store/word-search.ts); as warm. */
+  warmWords(target: WordIndexTarget): Promise<void>;
+  /** A batch was replaced (its successor is live): drop the copy of its partition and its word index now. */
+  retire(partition: string): void;
   close(): Promise<void>;
 }
 
@@ -101,6 +106,17 @@ export function createVectorSearchWorker(
       post({ id, ...message }, transfer);
     });
   };
+  /**
+   * Post a request whose answer may take as long as building a copy or an index (seconds; the ingestion bounds its
+   * wait): no time limit, which would stop the thread. A thread that dies meanwhile ends the wait as well.
+   */
+  const awaitReady = (message: Record<string, unknown>): Promise<void> => {
+    const id = nextId++;
+    return new Promise<void>((resolve) => {
+      pending.set(id, { resolve: () => resolve(), reject: () => resolve() });
+      post({ id, ...message });
+    });
+  };
   return {
     nearest(vector, k, partition) {
       const copy = new Float32Array(vector);
@@ -111,10 +127,14 @@ export function createVectorSearchWorker(
       return (await ask<WordRanking[] | null>({ rank: request })) ?? undefined;
     },
     warm(partition) {
-      post({ warm: true, partition });
+      return awaitReady({ warm: true, partition });
     },
     warmWords(target) {
-      if (words) post({ warmWords: target });
+      return words ? awaitReady({ warmWords: target }) : Promise.resolve();
+    },
+    retire(partition) {
+      // A thread not started holds nothing to drop.
+      worker?.postMessage({ retire: partition });
     },
     async close() {
       const w = worker;

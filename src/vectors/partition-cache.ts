@@ -7,6 +7,9 @@ export interface PartitionRows {
   close(): void;
 }
 
+/** Retired partitions remembered (one per refresh of a library since the server started). */
+const MAX_RETIRED = 10_000;
+
 export interface PartitionCacheOptions {
   /** Memory the quantized copies may hold together; the least recently searched partition leaves first. */
   budgetBytes: number;
@@ -35,6 +38,8 @@ export class PartitionCache {
   private readonly copies = new Map<string, { generation: number; partition: QuantizedPartition }>();
   /** Partitions being copied, or found not worth a copy (too small, too large), at a generation. */
   private readonly settled = new Map<string, number>();
+  /** Partitions of replaced batches: never copied again (a search that raced the swap must not bring one back). */
+  private readonly retired = new Set<string>();
 
   constructor(private readonly options: PartitionCacheOptions) {}
 
@@ -54,7 +59,26 @@ export class PartitionCache {
 
   /** Whether a copy of this generation should be built: none exists, none is being built, none was refused. */
   wants(partition: string, generation: number): boolean {
-    return this.options.budgetBytes > 0 && this.settled.get(partition) !== generation && this.copies.get(partition)?.generation !== generation;
+    return this.options.budgetBytes > 0 && !this.retired.has(partition) && this.settled.get(partition) !== generation && this.copies.get(partition)?.generation !== generation;
+  }
+
+  /** Whether the copy of this generation is in place (without making it the most recently used). */
+  holds(partition: string, generation: number): boolean {
+    return this.copies.get(partition)?.generation === generation;
+  }
+
+  /** Drop a replaced batch's copy now (its successor is live), and copy it no more. */
+  retire(partition: string): void {
+    this.copies.delete(partition);
+    this.settled.delete(partition);
+    this.retired.add(partition);
+    // One name per refresh; batch numbers are not reused while a copy could exist, so the oldest can go.
+    if (this.retired.size > MAX_RETIRED) this.retired.delete(this.retired.values().next().value!);
+  }
+
+  /** A partition asked to be copied for a new batch is not a retired one (a batch number handed out again). */
+  revive(partition: string): void {
+    this.retired.delete(partition);
   }
 
   /**
@@ -75,6 +99,8 @@ export class PartitionCache {
    * caller settles the partition first, when it decides to build, so that queries meanwhile do not ask again.
    */
   async build(partition: string, open: () => PartitionRows, pause: () => Promise<void>): Promise<CopyMade | undefined> {
+    // Retired while it waited its turn (a search of the replaced batch just before the swap asked for it).
+    if (this.retired.has(partition)) return undefined;
     const started = performance.now();
     const source = open();
     // The rows may be of a newer generation than the query saw: the copy is filed under theirs.
@@ -96,7 +122,8 @@ export class PartitionCache {
     } finally {
       source.close();
     }
-    if (!builder || builder.count < this.options.minVectors) return undefined;
+    // Retired while it was built: kept, it would only push a live batch's copy out of the budget.
+    if (!builder || builder.count < this.options.minVectors || this.retired.has(partition)) return undefined;
     const copy = builder.finish();
     this.copies.delete(partition);
     this.copies.set(partition, { generation, partition: copy });

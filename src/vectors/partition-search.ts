@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { MMAP_BYTES } from "../store/open-store.js";
+import { collectBuildGarbage } from "../util/young-garbage.js";
 import { PartitionCache, type CopyMade, type PartitionCacheOptions, type PartitionRows } from "./partition-cache.js";
 import { generationReader } from "./partition-generations.js";
 import { loadVectorExtension, type VectorMatch } from "./vector-index.js";
@@ -12,8 +13,14 @@ const CANDIDATES = (k: number) => Math.max(2 * k, k + 100);
 
 export interface PartitionSearch {
   nearest(vector: Float32Array, k: number, partition: string): VectorMatch[];
-  /** Build the partition's copy now, before its first search (the server does it at start for large libraries). */
-  warm(partition: string): void;
+  /**
+   * Build the partition's copy now, before its first search: at the server's start for large libraries, and for a
+   * large batch written but not yet published (the ingestion publishes it once this resolves). Resolves when the
+   * copy is in place or was given up (too small, over the budget: onCopy says).
+   */
+  warm(partition: string): Promise<void>;
+  /** Drop a replaced batch's copy (its successor was just published) and never copy it again. */
+  retire(partition: string): void;
   /** Resolves when no copy is being built (tests wait for it). */
   settled(): Promise<void>;
   readonly cache: PartitionCache;
@@ -60,7 +67,11 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
         cache.sweep(generationOf);
         return cache.build(partition, () => partitionRows(file, partition), pause);
       })
-      .then((made) => made && onCopy(made))
+      .then((made) => {
+        if (!made) return;
+        onCopy(made);
+        collectBuildGarbage();
+      })
       .catch(() => {});
   };
 
@@ -76,8 +87,14 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
       return rows.map((r) => ({ snippetId: Number(r.snippet_id), distance: r.distance }));
     },
     warm(partition) {
-      copyLater(partition, generationOf(partition), true);
+      cache.revive(partition);
+      const generation = generationOf(partition);
+      if (generation === undefined || cache.holds(partition, generation)) return Promise.resolve();
+      copyLater(partition, generation, true);
+      // The queue's end: this partition's copy, after any queued before it.
+      return building;
     },
+    retire: (partition) => cache.retire(partition),
     settled: () => building,
     close() {
       clearInterval(sweeper);

@@ -12,6 +12,10 @@ export function twoSearchThreads(vectors: VectorSearch, words: VectorSearch): Ve
     rankWords: (request) => words.rankWords(request),
     warm: (partition) => vectors.warm(partition),
     warmWords: (target) => words.warmWords(target),
+    retire(partition) {
+      vectors.retire(partition);
+      words.retire(partition);
+    },
     async close() {
       await Promise.all([vectors.close(), words.close()]);
     },

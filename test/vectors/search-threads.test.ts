@@ -9,8 +9,9 @@ function recordingThread(name: string, log: string[]) {
   const thread: VectorSearch = {
     nearest: (_vector, k, partition) => (log.push(`${name} nearest ${partition} ${k}`), answerLater([{ snippetId: 1, distance: 0.5 }])),
     rankWords: (request) => (log.push(`${name} rankWords ${request.libraryId}`), answerLater([{ id: 2, score: 3 }])),
-    warm: (partition) => void log.push(`${name} warm ${partition}`),
-    warmWords: (target) => void log.push(`${name} warmWords ${target.libraryId}`),
+    warm: async (partition) => void log.push(`${name} warm ${partition}`),
+    warmWords: async (target) => void log.push(`${name} warmWords ${target.libraryId}`),
+    retire: (partition) => void log.push(`${name} retire ${partition}`),
     close: async () => void log.push(`${name} close`),
   };
   return { thread, answer: () => waiting.splice(0).forEach((resolve) => resolve()) };
@@ -22,8 +23,8 @@ describe("two search threads", () => {
     const vectors = recordingThread("vectors", log);
     const words = recordingThread("words", log);
     const search = twoSearchThreads(vectors.thread, words.thread);
-    search.warm("p1");
-    search.warmWords({ libraryId: "/a/b", version: "", batch: 1 });
+    await search.warm("p1");
+    await search.warmWords({ libraryId: "/a/b", version: "", batch: 1 });
     const scan = search.nearest(new Float32Array(4), 10, "p1");
     const ranking = search.rankWords({ libraryId: "/a/b", version: "", batch: 1, words: ["x"], depth: 10 });
     words.answer();
@@ -31,7 +32,9 @@ describe("two search threads", () => {
     expect(await ranking).toEqual([{ id: 2, score: 3 }]);
     vectors.answer();
     expect(await scan).toEqual([{ snippetId: 1, distance: 0.5 }]);
+    // A replaced batch: both threads drop what they hold of it (the copy, the word index).
+    search.retire("p0");
     await search.close();
-    expect(log).toEqual(["vectors warm p1", "words warmWords /a/b", "vectors nearest p1 10", "words rankWords /a/b", "vectors close", "words close"]);
+    expect(log).toEqual(["vectors warm p1", "words warmWords /a/b", "vectors nearest p1 10", "words rankWords /a/b", "vectors retire p0", "words retire p0", "vectors close", "words close"]);
   });
 });
