@@ -1,5 +1,4 @@
 import { snippetWriterOf, type OpenVolume } from "../volume/open-volume.js";
-import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
 import { oldGarbageCollector } from "../util/young-garbage.js";
@@ -31,7 +30,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   const { store, embedder } = volume;
   const writer = snippetWriterOf(volume);
   const batch = await store.snippets.openBatch(libraryId, version);
-  const target = { libraryId, version, batch, partition: partitionOf(libraryId, version, batch) };
+  const target = { libraryId, version, batch };
   let count = 0;
   // The chunk being written while the next one is parsed and embedded: in the server the writer is a thread of
   // its own, so the two overlap (a command writes at once, inline). One chunk at most waits, so memory stays flat.
@@ -54,6 +53,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
       collectOldGarbage();
       await yieldTurn();
     }
+    // Every chunk's snippets and vectors are in before the batch is published (snippet-writer.ts says why).
     await writing;
     if (count === 0 && options.whenEmpty) throw options.whenEmpty();
     await store.snippets.publishBatch(libraryId, version, batch);

@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
 import { ftsStatisticsReader, readVarints } from "./fts-statistics.js";
 import { FtsTokenizer, tokenizerOf } from "./fts-tokenizer.js";
-import { MMAP_BYTES } from "./open-store.js";
-import { liveBatchRecord } from "./snippet-batches.js";
+import { MMAP_BYTES } from "../../store/open-store.js";
+import { liveBatchRecord } from "../../store/snippet-batches.js";
 import { COLUMN_WEIGHTS } from "./snippet-search.js";
 import type { WordIndex, WordRanking } from "./word-index.js";
 import { WordIndexBuilder } from "./word-index-builder.js";
