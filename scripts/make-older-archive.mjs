@@ -11,7 +11,7 @@ import { migrate } from "../dist/store/migrate.js";
 import { MIGRATIONS } from "../dist/store/migrations.js";
 import { loadOrCreateKey } from "../dist/secrets/key-file.js";
 import { putSecret } from "../dist/store/secrets-table.js";
-import { loadVectorExtension } from "../dist/vectors/vector-index.js";
+import { loadVectorExtension } from "../dist/index/sqlite/vector-index.js";
 import { createHashingEmbedder } from "../dist/vectors/embedder.js";
 import { dataVolume } from "../dist/config/data-volume.js";
 import { snapshotVolume } from "../dist/snapshot/snapshot-volume.js";

@@ -36,7 +36,7 @@ describe("the architecture of src/", () => {
     const facts = checked().facts;
     const deps = (file: string) => facts.find((f) => f.file === file)!.dependencies.map((d) => `${d.kind} ${d.target}`);
     expect(deps("ops/heavy-work.ts")).toContain("module-url ops/heavy-work-entry.ts");
-    expect(deps("vectors/knn-worker.ts")).toContain("module-url vectors/knn-worker-entry.ts");
+    expect(deps("index/sqlite/knn-worker.ts")).toContain("module-url index/sqlite/knn-worker-entry.ts");
     expect(deps("cli/main.ts")).toContain("dynamic-import cli/commands/serve.ts");
     expect(deps("ops/backup.ts")).toContain("dynamic-import archive/age-seal.ts");
     expect(tablesCreatedIn(facts.find((f) => f.file === "store/migrations.ts"))).toEqual(expect.arrayContaining(["libraries", "snippets", "snippets_fts", "jobs", "secrets", "audit_log"]));

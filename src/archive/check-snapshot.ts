@@ -5,7 +5,7 @@ import { LdsError } from "../errors.js";
 import { KEY_BYTES } from "../secrets/seal.js";
 import { keyMismatch } from "../store/key-match.js";
 import { schemaVersion } from "../store/migrate.js";
-import { loadVectorExtension } from "../vectors/vector-index.js";
+import { loadVectorExtension } from "../index/sqlite/vector-index.js";
 import { ARCHIVE_FILES, archiveDamaged, type Manifest } from "./manifest.js";
 import { checkStoredTables, expectOk, IntegrityProblem, openForCheck } from "./database-checks.js";
 

@@ -175,6 +175,16 @@ function commands(cli: Argv, entry: Entry): Argv {
         )
         .demandCommand(1, "Name a subcommand: lds secrets rotate-key."),
     )
+    .command("index", "Manage the search index (derived from the snippets)", (y) =>
+      y
+        .command(
+          "rebuild",
+          "Rebuild the whole search index (words and vectors) from the snippets (server stopped; with the server's LDS_EMBEDDINGS_*)",
+          (c) => c.option("data-dir", dataDirOption).option("json", json),
+          lazy(() => import("./commands/index-rebuild.js")),
+        )
+        .demandCommand(1, "Name a subcommand: lds index rebuild."),
+    )
     .command("keys", "Manage API keys", (y) =>
       y
         .command("create", "Create an API key for a user (shown once)", (c) => c.option("email", { type: "string", demandOption: true }).option("name", { type: "string" }).option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/keys.js")))

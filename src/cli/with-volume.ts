@@ -12,7 +12,7 @@ import { embedderFor } from "../vectors/embedder-for.js";
  * upgrade of the built-in hashing embedder, or an unfinished rebuild, is rebuilt as before.
  */
 function refuseForeignEmbedder(volume: OpenVolume): void {
-  const builtBy = volume.vectors.builtBy;
+  const builtBy = volume.index.builtBy;
   const hashing = (id: string | undefined) => id === undefined || id.startsWith("hashing-");
   if (builtBy === volume.embedder.id || (hashing(builtBy) && hashing(volume.embedder.id))) return;
   throw new LdsError("validation_error", `The vector index was built by the embedder ${builtBy}; this command would embed with ${volume.embedder.id}.`, {
@@ -33,7 +33,7 @@ export async function withVolume<T>(dataDir: string | undefined, use: (volume: O
     // The same embedder as the server (LDS_EMBEDDINGS_*), so that both write comparable vectors.
     const volume = openVolume(root, embedderFor(embeddingSettingsFromEnv(process.env)));
     try {
-      if (needs.vectors && volume.vectors.stale) {
+      if (needs.vectors && volume.index.stale) {
         refuseForeignEmbedder(volume);
         process.stderr.write("lds: rebuilding the vector index from the snippets (first use after an upgrade or a restore)...\n");
         await rebuildVectors(volume);

@@ -1,9 +1,7 @@
 import { snippetWriterOf, type OpenVolume } from "../volume/open-volume.js";
-import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
 import { oldGarbageCollector } from "../util/young-garbage.js";
-import { dropReplacedParts, warmNewBatch } from "./warm-new-batch.js";
 
 /**
  * Snippets written per transaction: a few milliseconds of SQLite and vector work each, so that a server answers
@@ -26,14 +24,14 @@ export interface ReplaceOptions {
  * written as a new batch that readers do not see, chunk by chunk, then published in one small transaction:
  * a reader sees the old set or the new one, never a mix, and the server never waits on a transaction the size of
  * a library. In the server, a large batch's search parts are built before it is published, so that it goes live
- * warm (warm-new-batch.ts). The replaced batch is deleted afterwards, a chunk at a time. A crash leaves the old content served
+ * warm (SearchIndex.prepare). The replaced batch is deleted afterwards, a chunk at a time. A crash leaves the old content served
  * and an unfinished batch, which the next ingestion of the library retires and deletes.
  */
 export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: string, snippets: Iterable<Snippet> | AsyncIterable<Snippet>, version = "", options: ReplaceOptions = {}): Promise<number> {
   const { store, embedder } = volume;
   const writer = snippetWriterOf(volume);
   const batch = await store.snippets.openBatch(libraryId, version);
-  const target = { libraryId, version, batch, partition: partitionOf(libraryId, version, batch) };
+  const target = { libraryId, version, batch };
   let count = 0;
   // The chunk being written while the next one is parsed and embedded: in the server the writer is a thread of
   // its own, so the two overlap (a command writes at once, inline). One chunk at most waits, so memory stays flat.
@@ -56,13 +54,14 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
       collectOldGarbage();
       await yieldTurn();
     }
+    // Every chunk's snippets and vectors are in before the batch is published (snippet-writer.ts says why).
     await writing;
     if (count === 0 && options.whenEmpty) throw options.whenEmpty();
-    await warmNewBatch(volume, target, count, options.signal);
+    await volume.index.prepare({ libraryId, version, batch }, count, options.signal);
     options.signal?.throwIfAborted();
     const replaced = await store.snippets.liveBatch(libraryId, version);
     await store.snippets.publishBatch(libraryId, version, batch);
-    dropReplacedParts(volume, { libraryId, version, batch: replaced });
+    volume.index.retire({ libraryId, version, batch: replaced });
   } catch (err) {
     await writing.catch(() => {});
     await store.snippets.discardBatch(libraryId, version, batch);

@@ -7,7 +7,7 @@ import type { OpenVolume } from "../volume/open-volume.js";
  * progress so that an operator watching a slow start knows why it waits.
  */
 export async function rebuildStaleVectors(volume: OpenVolume, logger: Pick<Logger, "info" | "warn">, signal?: AbortSignal): Promise<void> {
-  if (!volume.vectors.stale) return;
+  if (!volume.index.stale) return;
   const started = Date.now();
   logger.warn("the vector index is from another embedder or layout (or an unfinished rebuild): rebuilding it from the snippets");
   let lastLog = started;

@@ -24,6 +24,6 @@ export async function removeLibrary(volume: OpenVolume, libraryId: string): Prom
     await store.snippets.publishBatch(libraryId, version, await store.snippets.openBatch(libraryId, version));
   }
   await purgeRetiredBatches(volume);
-  volume.vectors.remove(await store.libraries.remove(libraryId));
+  await volume.index.removeLibrary(libraryId, await store.libraries.remove(libraryId));
   return { snippets };
 }

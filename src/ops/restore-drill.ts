@@ -55,16 +55,16 @@ export async function restoreDrill(archive: string, options: { remote?: { destin
       }
       checks.push({ part: "snippets per library", ok: true, detail: `${manifest.libraries.length} libraries hold what the manifest recorded` });
 
-      if (!volume.vectors.stale) {
+      if (!volume.index.stale) {
         // Every snippet a reader can be served has its vector. Batches being written or deleted (schema 11) and
         // libraries being indexed at backup time may differ between the two copies by design: not compared.
         let served = 0;
         for (const ids of servedSnippetIdPages(db, new Set(manifest.partial))) {
-          const lacking = ids.find((id) => !volume.vectors.has(id));
+          const lacking = await volume.index.firstWithoutVector(ids);
           if (lacking !== undefined) throw drillFailed(`snippet ${lacking} has no vector in the vector index`);
           served += ids.length;
         }
-        checks.push({ part: "vector index", ok: true, detail: `each of the ${served} served snippets has its vector (${volume.vectors.count()} vectors in all)` });
+        checks.push({ part: "vector index", ok: true, detail: `each of the ${served} served snippets has its vector (${(await volume.index.statistics()).vectors} vectors in all)` });
       } else {
         checks.push({ part: "vector index", ok: true, detail: "from another embedder or layout: rebuilt from the snippets at the first start (not compared)" });
       }

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { describeFailure } from "../errors.js";
-import { queryTerms } from "../search/query-terms.js";
+import { queryTerms } from "../index/query-terms.js";
 import type { Store } from "../store/store.js";
 import type { UsageCount } from "../store/records.js";
 

@@ -2,7 +2,8 @@ import { LdsError } from "../errors.js";
 import type { LibraryAccess } from "./library-access.js";
 import type { Store } from "../store/store.js";
 import { summarise, type LibraryRow, type LibrarySummary } from "./library-summary.js";
-import { ftsExpression, queryTerms } from "./query-terms.js";
+import type { SearchIndex } from "../index/search-index.js";
+import { queryTerms } from "../index/query-terms.js";
 import { action } from "../hints.js";
 
 export interface LibrarySearch {
@@ -19,7 +20,7 @@ const DEFAULT_LIMIT = 10;
  * substring, all words), then by how relevant the library's content is to `query` (its best BM25 score),
  * then by size. Only libraries the reader can see and use are listed; none at all is no_libraries_found.
  */
-export async function searchLibraries(store: Store, access: LibraryAccess, search: LibrarySearch): Promise<LibrarySummary[]> {
+export async function searchLibraries(store: Store, index: SearchIndex, access: LibraryAccess, search: LibrarySearch): Promise<LibrarySummary[]> {
   const wanted = normalise(search.libraryName);
   const words = search.libraryName.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const rows = await store.libraries.list();
@@ -35,8 +36,8 @@ export async function searchLibraries(store: Store, access: LibraryAccess, searc
   // Name match decides first, so content relevance is only computed for the strongest name matches.
   const limit = Math.max(1, Math.min(search.limit ?? DEFAULT_LIMIT, 50));
   const best = matched.sort((a, b) => b.name - a.name).slice(0, limit * 3);
-  const expression = search.query ? ftsExpression(queryTerms(search.query)) : null;
-  const relevance = expression ? await store.snippetSearch.libraryRelevance(expression, best.map((m) => m.row.id)) : new Map<string, number>();
+  const terms = search.query ? queryTerms(search.query) : [];
+  const relevance = terms.length > 0 ? await index.libraryRelevance(terms, best.map((m) => m.row.id)) : new Map<string, number>();
   const ranked = await Promise.all(best.map(async (m) => ({ summary: await summarise(store, m.row), name: m.name, relevance: relevance.get(m.row.id) ?? 0 })));
   ranked.sort((a, b) => b.name - a.name || b.relevance - a.relevance || b.summary.totalSnippets - a.summary.totalSnippets || a.summary.id.localeCompare(b.summary.id));
   return ranked.slice(0, limit).map((r) => r.summary);

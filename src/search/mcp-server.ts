@@ -82,7 +82,7 @@ export function createMcpServer(volume: OpenVolume, access: LibraryAccess, onAns
 }
 
 async function resolveLibraryId(volume: OpenVolume, access: LibraryAccess, { libraryName, query }: z.infer<typeof ResolveArgs>): Promise<string> {
-  const results = await searchLibraries(volume.store, access, { libraryName, query });
+  const results = await searchLibraries(volume.store, volume.index, access, { libraryName, query });
   const codeCounts = await Promise.all(results.map((library) => volume.store.snippets.count(library.id, "", "code")));
   return `Libraries matching "${libraryName}":\n\n${results.map((library, i) => describeLibrary(library, codeCounts[i]!)).join("\n----------\n")}`;
 }

@@ -1,7 +1,7 @@
 import type { OpenVolume } from "../volume/open-volume.js";
-import { partitionOf } from "../vectors/vector-index.js";
+import type { IndexBatch } from "../index/search-index.js";
+import { queryTerms } from "../index/query-terms.js";
 import type { LibraryRef } from "./library-ref.js";
-import { ftsExpression, queryTerms } from "./query-terms.js";
 
 export type RankingMethod = "bm25" | "vector" | "fused";
 
@@ -23,8 +23,8 @@ interface Scored {
 }
 
 /**
- * The snippet ids of one library version, best answer to `query` first. "fused" combines SQLite FTS5's BM25
- * (exact words) and vector similarity (related words and spellings) by weighted score fusion, so a snippet that
+ * The snippet ids of one library version, best answer to `query` first. "fused" combines the index's word ranking
+ * (BM25: exact words) and vector similarity (related words and spellings) by weighted score fusion, so a snippet that
  * both rank well comes first and one that only one of them finds still appears.
  */
 export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: string, method: RankingMethod = "fused", depth = DEPTH): Promise<number[]> {
@@ -37,9 +37,10 @@ export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: s
  * from BM25 then rather than failing or waiting.
  */
 export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryRef, query: string, method: RankingMethod = "fused", depth = DEPTH): Promise<{ ids: number[]; fallback?: string }> {
-  const bm25Ids = async () => (await bm25Ranking(volume, ref, query, depth, await volume.store.snippets.liveBatch(ref.libraryId, ref.version))).map((hit) => hit.id);
+  const live = async (): Promise<IndexBatch> => ({ libraryId: ref.libraryId, version: ref.version, batch: await volume.store.snippets.liveBatch(ref.libraryId, ref.version) });
+  const bm25Ids = async () => (await bm25Ranking(volume, await live(), query, depth)).map((hit) => hit.id);
   if (method === "bm25") return { ids: await bm25Ids() };
-  if (volume.vectors.stale) return { ids: await bm25Ids(), fallback: "the vector index is being rebuilt for a new embedding provider; ranked by BM25 alone" };
+  if (volume.index.stale) return { ids: await bm25Ids(), fallback: "the vector index is being rebuilt for a new embedding provider; ranked by BM25 alone" };
   let vector: Float32Array;
   try {
     [vector] = (await volume.embedder.embed([query], { timeoutMs: volume.embedder.queryTimeoutMs, attempts: 1 })) as [Float32Array];
@@ -47,17 +48,16 @@ export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryR
     if (!volume.embedder.remote) throw err;
     return { ids: await bm25Ids(), fallback: `the embedding provider did not embed the query (${(err as Error).message.replace(/\.$/, "")}); ranked by BM25 alone` };
   }
-  // The batch of snippets served now (snippet batches): its vectors have a partition of their own.
-  const batch = await volume.store.snippets.liveBatch(ref.libraryId, ref.version);
-  const partition = partitionOf(ref.libraryId, ref.version, batch);
-  if (method === "vector") return { ids: (await nearest(volume, partition, vector, depth)).map((hit) => hit.id) };
+  // The batch of snippets served now (snippet batches): the index keeps its vectors apart.
+  const batch = await live();
+  if (method === "vector") return { ids: (await nearest(volume, batch, vector, depth)).map((hit) => hit.id) };
   // The scan is posted before BM25 starts: in the server it then runs in its search thread while BM25 runs (from
-  // FTS5 on this thread, or from the word index in the other search thread: vectors/search-threads.ts).
-  const vectors = nearest(volume, partition, vector, depth);
+  // FTS5 on this thread, or from the word index in the other search thread: index/sqlite/search-threads.ts).
+  const vectors = nearest(volume, batch, vector, depth);
   // Awaited below, after BM25: a scan that fails first (a timeout, a crashed thread) must not be an unhandled
   // rejection meanwhile, which would stop the server.
   vectors.catch(() => {});
-  const bm25 = await bm25Ranking(volume, ref, query, depth, batch);
+  const bm25 = await bm25Ranking(volume, batch, query, depth);
   return {
     ids: fuse([
       { hits: bm25, weight: WEIGHTS.bm25 },
@@ -66,17 +66,9 @@ export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryR
   };
 }
 
-/**
- * BM25 scores of the live batch's snippets: from the search thread's word index of the batch when it has one (the
- * same scores and order, in a fraction of the time: store/word-search.ts), else from FTS5 on this thread.
- */
-async function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, depth: number, batch: number): Promise<Scored[]> {
-  const words = queryTerms(query);
-  const expression = ftsExpression(words);
-  if (!expression) return [];
-  // A search thread that fails or times out costs this ranking its speed, not its answer.
-  const indexed = await volume.vectorSearch?.rankWords({ libraryId: ref.libraryId, version: ref.version, batch, words, depth }).catch(() => undefined);
-  return indexed ?? volume.store.snippetSearch.rank(ref.libraryId, ref.version, expression, depth);
+/** BM25 scores of the live batch's snippets for the query's words (index/search-index.ts: `rank`). */
+async function bm25Ranking(volume: OpenVolume, batch: IndexBatch, query: string, depth: number): Promise<Scored[]> {
+  return volume.index.rank(batch, queryTerms(query), depth);
 }
 
 /**
@@ -85,9 +77,9 @@ async function bm25Ranking(volume: OpenVolume, ref: LibraryRef, query: string, d
  * weaker matches closer to the best one than 1 - d does, and fused better (tuning set hit@1 93.5% against 90.3%
  * with 1 - d, below BM25's 91.9%; held-out set 83.3% with either, measured 11-23 with bench/eval.js).
  */
-async function nearest(volume: OpenVolume, partition: string, vector: Float32Array, depth: number): Promise<Scored[]> {
-  const matches = volume.vectorSearch ? await volume.vectorSearch.nearest(vector, depth, partition) : volume.vectors.nearest(vector, depth, partition);
-  return matches.map((m) => ({ id: m.snippetId, score: 1 - (m.distance * m.distance) / 2 }));
+async function nearest(volume: OpenVolume, batch: IndexBatch, vector: Float32Array, depth: number): Promise<Scored[]> {
+  const matches = await volume.index.nearest(vector, depth, [batch]);
+  return matches.map((m) => ({ id: m.id, score: 1 - (m.distance * m.distance) / 2 }));
 }
 
 /**

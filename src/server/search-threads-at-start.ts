@@ -1,31 +1,21 @@
 import type { Logger } from "pino";
-import type { DataVolume } from "../config/data-volume.js";
 import type { ServerSettings } from "../config/server-settings.js";
-import type { WordIndexMade } from "../store/word-search.js";
-import { createVectorSearchWorker, MIN_CACHED_VECTORS, type VectorSearch } from "../vectors/knn-worker.js";
-import type { CopyMade } from "../vectors/partition-cache.js";
-import { twoSearchThreads } from "../vectors/search-threads.js";
-import { partitionLibrary } from "../vectors/vector-index.js";
+import type { IndexPartMade } from "../index/search-index.js";
+import type { OpenVolume } from "../volume/open-volume.js";
 
-/** Vectors and word indexes on threads of their own, so that a fused search's two rankings run side by side. */
-export function startSearchThreads(volume: DataVolume, settings: ServerSettings, logger: Logger): VectorSearch {
-  return twoSearchThreads(
-    createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
-      logVectorCopy(logger, copy, settings.vectorCacheBytes),
-    ),
-    createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: 0, minVectors: MIN_CACHED_VECTORS }, () => {}, {
-      storeFile: volume.db,
-      options: { budgetBytes: settings.wordIndexBytes, minRows: MIN_CACHED_VECTORS },
-      onIndex: (made) => logWordIndex(logger, made, settings.wordIndexBytes),
-    }),
+/** Searches on threads of their own (the index's), so that a fused search's two rankings run side by side. */
+export function startSearchThreads(volume: OpenVolume, settings: ServerSettings, logger: Logger): { stop(): Promise<void> } {
+  return volume.index.startSearchThreads(
+    { timeoutMs: settings.searchTimeoutMs, vectorCacheBytes: settings.vectorCacheBytes, wordIndexBytes: settings.wordIndexBytes },
+    (made) => (made.kind === "words" ? logWordIndex(logger, made, settings.wordIndexBytes) : logVectorCopy(logger, made, settings.vectorCacheBytes)),
   );
 }
 
 const mib = (bytes: number) => Math.ceil(bytes / 2 ** 20);
 
-/** The search thread's word index of a large library's batch (store/word-search.ts): ready, failed, or too large. */
-function logWordIndex(logger: Logger, made: WordIndexMade, budgetBytes: number): void {
-  const library = made.libraryId + (made.version ? `@${made.version}` : "");
+/** The search thread's word index of a large library's batch (index/sqlite/word-search.ts): ready, failed, or too large. */
+function logWordIndex(logger: Logger, made: IndexPartMade, budgetBytes: number): void {
+  const library = made.library;
   if (made.failed) {
     logger.warn({ library, err: made.failed }, "search: building a word index failed; BM25 rankings of this library are computed by SQLite (slower, same answers). A restart or the next refresh of the library tries again.");
     return;
@@ -40,15 +30,15 @@ function logWordIndex(logger: Logger, made: WordIndexMade, budgetBytes: number):
   );
 }
 
-/** The search thread's copies of large libraries' vectors (vectors/partition-search.ts): ready, or too large. */
-function logVectorCopy(logger: Logger, copy: CopyMade, budgetBytes: number): void {
-  const library = partitionLibrary(copy.partition);
+/** The search thread's copies of large libraries' vectors (index/sqlite/partition-search.ts): ready, or too large. */
+function logVectorCopy(logger: Logger, copy: IndexPartMade, budgetBytes: number): void {
+  const library = copy.library;
   if (!copy.overBudget) {
-    logger.info({ library, vectors: copy.vectors, mib: mib(copy.bytes), seconds: copy.ms / 1000 }, "vector search: an in-memory copy of a large library's vectors is ready; its searches use it from now on");
+    logger.info({ library, vectors: copy.rows, mib: mib(copy.bytes), seconds: copy.ms / 1000 }, "vector search: an in-memory copy of a large library's vectors is ready; its searches use it from now on");
     return;
   }
   logger.warn(
-    { library, vectorsRead: copy.vectors, budgetMib: mib(budgetBytes) },
-    `vector search: the vectors of ${library} need more than the ${mib(budgetBytes)} MiB of LDS_VECTOR_CACHE_MB for an in-memory copy, so its searches scan the stored vectors (several times slower). Raise LDS_VECTOR_CACHE_MB (a copy takes ${Math.round(copy.bytes / Math.max(1, copy.vectors))} bytes per snippet) and restart the server to speed them up.`,
+    { library, vectorsRead: copy.rows, budgetMib: mib(budgetBytes) },
+    `vector search: the vectors of ${library} need more than the ${mib(budgetBytes)} MiB of LDS_VECTOR_CACHE_MB for an in-memory copy, so its searches scan the stored vectors (several times slower). Raise LDS_VECTOR_CACHE_MB (a copy takes ${Math.round(copy.bytes / Math.max(1, copy.rows))} bytes per snippet) and restart the server to speed them up.`,
   );
 }

@@ -73,8 +73,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // A local embedder rebuilds a stale index in seconds, before serving; a remote provider's rebuild runs while
     // the server serves (started below), with BM25 alone ranking meanwhile.
     if (!opened.embedder.remote) await rebuildStaleVectors(opened, logger);
-    const search = (opened.vectorSearch = startSearchThreads(volume, settings, logger));
-    resources.defer(() => search.close());
+    const search = startSearchThreads(opened, settings, logger);
+    resources.defer(() => search.stop());
     // In the background: the server answers meanwhile (the first searches scan, as before).
     void warmVectorCopies(opened, settings.vectorCacheBytes).catch((err: Error) => logger.warn({ err: err.message }, "vector search: copying large libraries' vectors at start failed; they are copied at their first search instead"));
     const checkpointer = opened.checkpointInThread((err) =>

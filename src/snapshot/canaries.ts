@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import type { Canary } from "../archive/manifest.js";
-import { ftsExpression, queryTerms } from "../search/query-terms.js";
+import { queryTerms } from "../index/query-terms.js";
 import { canaryTitles } from "../store/manifest-view.js";
-import { bm25SnippetIds } from "../store/snippet-search.js";
+import { bm25SnippetIds } from "../index/sqlite/snippet-search.js";
 
 /** Queries per library, libraries sampled, answers kept: enough to notice a changed index, small in the manifest. */
 const PER_LIBRARY = 3;
@@ -38,6 +38,6 @@ export function canariesOf(db: Database.Database, budgetMs = BUDGET_MS): Canary[
 
 /** A canary's answer in `db`: the top snippet ids, or null for a query with nothing to search for. */
 export function answer(db: Database.Database, libraryId: string, query: string): number[] | null {
-  const expression = ftsExpression(queryTerms(query));
-  return expression ? bm25SnippetIds(db, libraryId, "", expression, TOP) : null;
+  const terms = queryTerms(query);
+  return terms.length > 0 ? bm25SnippetIds(db, libraryId, "", terms, TOP) : null;
 }

@@ -64,8 +64,8 @@ export function openBatch(db: Database.Database, libraryId: string, version: str
   }).immediate();
 }
 
-/** Add snippets to an open batch in one transaction; `alongside` runs inside it with their new ids (their vectors). */
-export function appendToBatch(db: Database.Database, libraryId: string, version: string, batch: number, rows: NewSnippet[], alongside: (newIds: number[]) => void): number[] {
+/** Add snippets to an open batch in one transaction; answers their new ids (the search index takes them next). */
+export function appendToBatch(db: Database.Database, libraryId: string, version: string, batch: number, rows: NewSnippet[]): number[] {
   const insert = db.prepare(
     `INSERT INTO snippets (library_id, version, batch, kind, title, description, language, content, source_path, tokens, page_title)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -81,7 +81,6 @@ export function appendToBatch(db: Database.Database, libraryId: string, version:
       version,
       batch,
     );
-    alongside(ids);
     return ids;
   }).immediate();
 }
@@ -134,15 +133,6 @@ export function deleteRetiredRows(db: Database.Database, libraryId: string, vers
     if (!db.prepare("SELECT 1 FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ? AND state = 'retired'").get(libraryId, version, batch)) return;
     for (const id of ids) remove.run(id, libraryId, version, batch);
   }).immediate();
-}
-
-/**
- * One bounded step of the full-text index's upkeep: FTS5 merges up to `pages` pages of its segments (schema 11
- * turned its automatic merging off, which did this work inside writers' transactions, unbounded). Writers call it
- * between their chunks, so that the index stays as compact as before without a long pause.
- */
-export function tidyIndex(db: Database.Database, pages = 150): void {
-  db.prepare("INSERT INTO snippets_fts (snippets_fts, rank) VALUES ('merge', ?)").run(pages);
 }
 
 function requireWriting(db: Database.Database, libraryId: string, version: string, batch: number): void {

@@ -13,7 +13,6 @@ import * as versions from "./library-versions.js";
 import { schemaVersion } from "./migrate.js";
 import * as secrets from "./secrets-table.js";
 import * as settings from "./settings.js";
-import * as fts from "./snippet-search.js";
 import * as snippets from "./snippets.js";
 import * as batches from "./snippet-batches.js";
 import type { Store } from "./store.js";
@@ -71,13 +70,8 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       publishBatch: on(batches.publishBatch),
       discardBatch: on(batches.discardBatch),
       retireUnfinishedAsSoleWriter: on(batches.retireUnfinishedAsSoleWriter),
-      tidyIndex: async () => batches.tidyIndex(db),
       retiredChunk: on(batches.retiredChunk),
       deleteRetiredRows: async (chunk) => batches.deleteRetiredRows(db, chunk.libraryId, chunk.version, chunk.batch, chunk.ids),
-    },
-    snippetSearch: {
-      rank: on(fts.bm25ScoredSnippets),
-      libraryRelevance: on(fts.libraryRelevance),
     },
     jobs: {
       enqueue: sealed(jobs.enqueueJob),

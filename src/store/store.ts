@@ -95,7 +95,7 @@ export interface SnippetStore {
   countAll(): Promise<number>;
   /** These snippets of one library version, in the order asked (ids no longer there are left out). */
   load(libraryId: string, version: string, ids: number[]): Promise<StoredSnippet[]>;
-  /** Every snippet in pages of `size` by id, for rebuilding the vector index without holding them all. */
+  /** Every snippet in pages of `size` by id, for rebuilding the search index without holding them all. */
   pages(size: number): AsyncIterable<EmbeddableSnippet[]>;
   /** The versions ("" = current content) of which a library holds snippets, in any batch. */
   versions(libraryId: string): Promise<string[]>;
@@ -107,8 +107,12 @@ export interface SnippetStore {
    * Opening a batch retires an unfinished one of the same version (the last ingestion started wins).
    */
   openBatch(libraryId: string, version: string): Promise<number>;
-  /** Add rows to an open batch; `alongside` runs inside the same transaction with their ids. ingestion_superseded when it was retired. */
-  appendToBatch(libraryId: string, version: string, batch: number, rows: NewSnippet[], alongside: (newIds: number[]) => void): Promise<number[]>;
+  /**
+   * Add rows to an open batch, all or nothing; answers their ids, in the order of `rows`, which the writer then gives
+   * the search index with their vectors (index/search-index.ts), before the batch is published.
+   * ingestion_superseded when it was retired.
+   */
+  appendToBatch(libraryId: string, version: string, batch: number, rows: NewSnippet[]): Promise<number[]>;
   /** Serve this batch from now on and retire the one it replaces. ingestion_superseded when it was retired. */
   publishBatch(libraryId: string, version: string, batch: number): Promise<void>;
   /** Retire an unfinished batch (its ingestion failed). */
@@ -120,18 +124,8 @@ export interface SnippetStore {
   retireUnfinishedAsSoleWriter(): Promise<number>;
   /** Up to `limit` ids of rows of some retired batch; undefined when none is left. */
   retiredChunk(limit: number): Promise<RetiredChunk | undefined>;
-  /** Delete these rows of a retired batch (their vectors were removed first). */
+  /** Delete these rows of a retired batch (removed from the search index first). */
   deleteRetiredRows(chunk: RetiredChunk): Promise<void>;
-  /** A short, bounded step of the search index's upkeep, between the chunks of a large write (an engine without any: nothing). */
-  tidyIndex(): Promise<void>;
-}
-
-/** Full-text ranking: FTS5's BM25 in SQLite; another engine brings its own. `expression` comes from search/query-terms.ts. */
-export interface SnippetSearch {
-  /** A library version's snippets matching `expression`, best first, with their relevance (higher is better, > 0). */
-  rank(libraryId: string, version: string, expression: string, depth: number): Promise<Array<{ id: number; score: number }>>;
-  /** For each library, its best snippet's relevance to `expression` (higher is better; 0 when nothing matches). */
-  libraryRelevance(expression: string, libraryIds: string[]): Promise<Map<string, number>>;
 }
 
 export interface JobStore {
@@ -266,7 +260,6 @@ export interface Store {
   readonly libraries: LibraryStore;
   readonly versions: VersionStore;
   readonly snippets: SnippetStore;
-  readonly snippetSearch: SnippetSearch;
   readonly jobs: JobStore;
   readonly teams: TeamStore;
   readonly users: UserStore;

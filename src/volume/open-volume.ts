@@ -15,8 +15,9 @@ import { createSqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import { getSetting, setSetting } from "../store/settings.js";
 import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
-import type { VectorSearch } from "../vectors/knn-worker.js";
-import { openVectorIndex, renamedPartition, type VectorIndex } from "../vectors/vector-index.js";
+import type { SearchIndex } from "../index/search-index.js";
+import { createSqliteSearchIndex } from "../index/sqlite/sqlite-search-index.js";
+import { openVectorIndex, renamedPartition, type VectorIndex } from "../index/sqlite/vector-index.js";
 import { librarySnippetIds, markVectorsMoved, redirectsWithVectorsToMove } from "../store/library-redirects.js";
 import { inlineSnippetWriter, type SnippetWriter } from "./snippet-writer.js";
 
@@ -28,10 +29,9 @@ export interface OpenVolume {
   /** The SQLite handle itself, for the engine's own work only (snapshots, checks): everything else uses `store`. */
   db: Database.Database;
   key: Buffer;
-  vectors: VectorIndex;
+  /** The search index (index/search-index.ts): words and vectors, derived from the records. */
+  index: SearchIndex;
   embedder: Embedder;
-  /** Set by the server: nearest-neighbour queries in a worker thread (see knn-worker.ts); else they run inline. */
-  vectorSearch?: VectorSearch;
   /** Set by the server: ingestion and purge writes in a thread of their own (snippet-writer-thread.ts); else inline. */
   snippetWriter?: SnippetWriter;
   /** For the server: both databases' WAL checkpoints in a thread of their own (store/checkpointer.ts). */
@@ -73,7 +73,7 @@ export function openVolume(root: string, embedder: Embedder = createHashingEmbed
       store: createSqliteStore(db, key),
       db,
       key,
-      vectors: opened,
+      index: createSqliteSearchIndex(db, opened, { store: volume.db, vectors: volume.vectors }),
       embedder,
       checkpointInThread: (onFailure) =>
         startCheckpointer(
@@ -121,7 +121,7 @@ export function ensureDirectory(dir: string): void {
 
 /** Where an ingestion's writes go: the server's writer thread, or this thread (a command). */
 export function snippetWriterOf(volume: OpenVolume): SnippetWriter {
-  return volume.snippetWriter ?? inlineSnippetWriter(volume.store, volume.vectors);
+  return volume.snippetWriter ?? inlineSnippetWriter(volume.store, volume.index);
 }
 
 /**

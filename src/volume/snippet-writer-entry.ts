@@ -3,7 +3,8 @@ import { fromSystemError, isDiskFull } from "../errors.js";
 import { openStore } from "../store/open-store.js";
 import { createSqliteStore } from "../store/sqlite-store.js";
 import { errorForThread } from "../util/worker-answer.js";
-import { openVectorIndex } from "../vectors/vector-index.js";
+import { createSqliteSearchIndex } from "../index/sqlite/sqlite-search-index.js";
+import { openVectorIndex } from "../index/sqlite/vector-index.js";
 import { inlineSnippetWriter, type SnippetWriter } from "./snippet-writer.js";
 import type { WriterRequest, WriterStart } from "./snippet-writer-thread.js";
 
@@ -17,7 +18,8 @@ const vectors = openVectorIndex(vectorsFile, embedder, { mappedReads: true });
 // The server's checkpoint thread checkpoints both files (store/checkpointer.ts): a checkpoint inside these commits
 // would add its fsync to every chunk's write.
 for (const connection of [db, vectors.db]) connection.pragma("wal_autocheckpoint = 0");
-const writer: SnippetWriter = inlineSnippetWriter(createSqliteStore(db, Buffer.from(key)), vectors);
+const index = createSqliteSearchIndex(db, vectors, { store: dbFile, vectors: vectorsFile });
+const writer: SnippetWriter = inlineSnippetWriter(createSqliteStore(db, Buffer.from(key)), index);
 
 parentPort!.on("message", async (request: WriterRequest | "stop") => {
   if (request === "stop") {

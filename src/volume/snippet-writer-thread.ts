@@ -4,7 +4,7 @@ import type { NewSnippet } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { builtModule } from "../util/built-module.js";
 import { errorFromThread, type ThreadError } from "../util/worker-answer.js";
-import type { VectorIndex } from "../vectors/vector-index.js";
+import type { SearchIndex } from "../index/search-index.js";
 import { inlineSnippetWriter, type BatchTarget, type SnippetWriter } from "./snippet-writer.js";
 
 const ENTRY = builtModule(import.meta.url, "./snippet-writer-entry.js");
@@ -35,12 +35,12 @@ export interface SnippetWriterThread extends SnippetWriter {
  */
 export function startSnippetWriterThread(
   paths: Pick<DataVolume, "db" | "vectors">,
-  opened: { store: Store; vectors: VectorIndex; key: Buffer; embedder: { id: string; dimensions: number } },
+  opened: { store: Store; index: SearchIndex; key: Buffer; embedder: { id: string; dimensions: number } },
   onFailure: (err: Error) => void,
 ): SnippetWriterThread {
   const start: WriterStart = { dbFile: paths.db, vectorsFile: paths.vectors, key: new Uint8Array(opened.key), embedder: { id: opened.embedder.id, dimensions: opened.embedder.dimensions } };
   const worker = new Worker(ENTRY, { workerData: start });
-  const fallback = inlineSnippetWriter(opened.store, opened.vectors);
+  const fallback = inlineSnippetWriter(opened.store, opened.index);
   /** Requests posted and not answered yet, with the promise their caller holds (close() waits for them). */
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void; answer: Promise<unknown> }>();
   let nextId = 0;

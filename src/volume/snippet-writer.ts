@@ -1,14 +1,9 @@
 import type { NewSnippet } from "../store/records.js";
 import type { Store } from "../store/store.js";
-import type { VectorIndex } from "../vectors/vector-index.js";
+import type { IndexBatch, SearchIndex } from "../index/search-index.js";
 
-/** Where an ingestion writes: a library version's open batch, and the vector partition of that batch. */
-export interface BatchTarget {
-  libraryId: string;
-  version: string;
-  batch: number;
-  partition: string;
-}
+/** Where an ingestion writes: a library version's open batch. */
+export type BatchTarget = IndexBatch;
 
 /**
  * The writes of an ingestion and of the purge of replaced batches: the bulk of what a library's refresh writes.
@@ -17,32 +12,36 @@ export interface BatchTarget {
  * request waits with it (docs/benchmarks.md, "The swap's stalls").
  */
 export interface SnippetWriter {
-  /** Add snippets to the open batch with their vectors, in one transaction of each database; answers their ids. */
+  /** Add snippets to the open batch (the records), then their vectors to the search index; answers their ids. */
   append(target: BatchTarget, rows: NewSnippet[], vectors: Float32Array[]): Promise<number[]>;
-  /** One bounded step of the full-text index's upkeep (store: snippets.tidyIndex). */
+  /** One bounded step of the search index's upkeep (index: upkeep). */
   tidy(): Promise<void>;
   /**
-   * Delete up to `limit` rows of one retired batch, their vectors first (a vector without its row is invisible),
-   * then one step of upkeep; answers how many went, 0 when no retired batch has rows left.
+   * Delete up to `limit` rows of one retired batch, from the search index first (an index entry without its row is
+   * invisible), then one step of upkeep; answers how many went, 0 when no retired batch has rows left.
    */
   purge(limit: number): Promise<number>;
 }
 
-/** The writes made here, through this store and vector index (a command's, or the writer thread's own). */
-export function inlineSnippetWriter(store: Store, vectors: VectorIndex): SnippetWriter {
+/** The writes made here, through this store and search index (a command's, or the writer thread's own). */
+export function inlineSnippetWriter(store: Store, index: SearchIndex): SnippetWriter {
   return {
-    append({ libraryId, version, batch, partition }, rows, embedded) {
-      return store.snippets.appendToBatch(libraryId, version, batch, rows, (ids) =>
-        vectors.upsert(ids.map((snippetId, i) => ({ snippetId, partition, vector: embedded[i]! }))),
-      );
+    async append(target, rows, embedded) {
+      const ids = await store.snippets.appendToBatch(target.libraryId, target.version, target.batch, rows);
+      // The records first, then the index. Should the process die in between, the batch is unpublished: it is
+      // retired at the next start (store: retireUnfinished) and purged, vectors included, so a snippet without its
+      // vector is never served. The batch is published only after every chunk's vectors are in (replace-snippets.ts
+      // awaits each append before publishBatch): keep that order.
+      await index.add(target, ids.map((id, i) => ({ id, vector: embedded[i]! })));
+      return ids;
     },
-    tidy: () => store.snippets.tidyIndex(),
+    tidy: () => index.upkeep(),
     async purge(limit) {
       const chunk = await store.snippets.retiredChunk(limit);
       if (!chunk) return 0;
-      vectors.remove(chunk.ids);
+      await index.remove(chunk.ids);
       await store.snippets.deleteRetiredRows(chunk);
-      await store.snippets.tidyIndex();
+      await index.upkeep();
       return chunk.ids.length;
     },
   };

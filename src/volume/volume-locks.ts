@@ -10,7 +10,7 @@ import { liveVolumeUsers } from "./volume-users.js";
  * Held by `lds serve` for its whole life, and by `lds-restore` while it replaces files. "server-starting" and
  * "restore" are exclusive of every other process; commands may open the volume beside a plain "server".
  */
-export function lockVolumeExclusive(volume: DataVolume, purpose: "server" | "server-starting" | "restore" | "key rotation"): HeldLock {
+export function lockVolumeExclusive(volume: DataVolume, purpose: "server" | "server-starting" | "restore" | "key rotation" | "index rebuild"): HeldLock {
   return acquireLock(volume.serverLock, {
     purpose,
     busyCode: "volume_locked",

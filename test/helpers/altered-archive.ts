@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { tempDir } from "./temp.js";
-import { loadVectorExtension } from "../../src/vectors/vector-index.js";
+import { loadVectorExtension } from "../../src/index/sqlite/vector-index.js";
 
 /**
  * A copy of an LDS archive whose database `alter` changed (lds.db, or the vector index when `file` says so), with

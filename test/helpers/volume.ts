@@ -2,9 +2,13 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { openVolume } from "../../src/volume/open-volume.js";
+import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { putSecret } from "../../src/store/secrets-table.js";
-import { partitionOf } from "../../src/vectors/vector-index.js";
+import type { SqliteSearchIndex } from "../../src/index/sqlite/sqlite-search-index.js";
+import { partitionOf, type VectorIndex } from "../../src/index/sqlite/vector-index.js";
+
+/** The SQLite search index's vector table, for tests that look inside it. */
+export const vectorsOf = (volume: OpenVolume): VectorIndex => (volume.index as SqliteSearchIndex).vectors;
 
 export interface SeedOptions {
   libraries?: Array<{ id: string; state?: string; snippets?: number }>;
@@ -17,7 +21,8 @@ export interface SeedOptions {
 export async function seedVolume(root: string, options: SeedOptions = {}): Promise<void> {
   const volume = openVolume(root);
   try {
-    const { db, vectors, embedder, key } = volume;
+    const { db, embedder, key } = volume;
+    const vectors = vectorsOf(volume);
     db.prepare("INSERT INTO teams (name, plan) VALUES ('seed-team', 'pro')").run();
     if (options.secret) putSecret(db, key, "team:1:git-token", options.secret);
     const libraries = options.libraries ?? [{ id: "/acme/widgets" }, { id: "/acme/gadgets" }];

@@ -7,6 +7,7 @@ import type { Embedder } from "../../src/vectors/embedder.js";
 import { LdsError } from "../../src/errors.js";
 import { rankSnippets } from "../../src/search/rank-snippets.js";
 import { tempDir } from "../helpers/temp.js";
+import { vectorsOf } from "../helpers/volume.js";
 
 /** A cheap embedder: these tests are about the swap, not the vectors. */
 const tiny: Embedder = { id: "test-4", dimensions: 4, embed: async (texts) => texts.map(() => new Float32Array([1, 0, 0, 0])) };
@@ -36,7 +37,7 @@ describe("replacing a library's snippets (snippet batches)", () => {
       expect(count("SELECT count(*) FROM snippets WHERE library_id = '/big/lib' AND title LIKE 'old %'")).toBe(0);
       expect(count("SELECT count(*) FROM snippets WHERE library_id = '/other/lib'")).toBe(3);
       expect(await volume.store.snippets.count("/big/lib")).toBe(40_001);
-      expect(volume.vectors.count()).toBe(40_004);
+      expect(vectorsOf(volume).count()).toBe(40_004);
       expect(count("SELECT count(*) FROM snippet_batches WHERE state <> 'live'")).toBe(0);
     }),
   );
@@ -96,7 +97,7 @@ describe("replacing a library's snippets (snippet batches)", () => {
       await expect(replaceLibrarySnippets(volume, "/big/lib", [], "", { whenEmpty: () => empty })).rejects.toBe(empty);
       expect(await volume.store.snippets.count("/big/lib")).toBe(10);
       expect(count("SELECT count(*) FROM snippets")).toBe(10);
-      expect(volume.vectors.count()).toBe(10);
+      expect(vectorsOf(volume).count()).toBe(10);
       expect(count("SELECT count(*) FROM snippet_batches WHERE state <> 'live'")).toBe(0);
     }),
   );
@@ -118,7 +119,7 @@ describe("replacing a library's snippets (snippet batches)", () => {
       expect(await volume.store.snippets.count("/big/lib")).toBe(7);
       await purgeRetiredBatches(volume);
       expect(count("SELECT count(*) FROM snippets")).toBe(7);
-      expect(volume.vectors.count()).toBe(7);
+      expect(vectorsOf(volume).count()).toBe(7);
     }),
   );
 
@@ -130,7 +131,7 @@ describe("replacing a library's snippets (snippet batches)", () => {
       expect(await volume.store.snippets.count("/big/lib")).toBe(1);
       // A crashed ingestion: its batch is still 'writing', its rows unseen.
       const crashed = await volume.store.snippets.openBatch("/big/lib", "");
-      await volume.store.snippets.appendToBatch("/big/lib", "", crashed, [{ kind: "info", title: "crashed", description: "", language: null, content: "x", sourcePath: "a.md", tokens: 1, pageTitle: null }], () => {});
+      await volume.store.snippets.appendToBatch("/big/lib", "", crashed, [{ kind: "info", title: "crashed", description: "", language: null, content: "x", sourcePath: "a.md", tokens: 1, pageTitle: null }]);
       expect(await volume.store.snippets.count("/big/lib")).toBe(1);
       await replaceLibrarySnippets(volume, "/big/lib", snippets(3, "new"));
       expect(await volume.store.snippets.count("/big/lib")).toBe(3);

@@ -9,7 +9,7 @@ import { openVolume } from "../../src/volume/open-volume.js";
 import { getSecret } from "../../src/store/secrets-table.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { seedVolume } from "../helpers/volume.js";
+import { vectorsOf, seedVolume } from "../helpers/volume.js";
 
 describe("lds backup", () => {
   it("writes one archive that GNU tar lists, sqlite3 opens, verify passes and restore brings back", async () => {
@@ -53,7 +53,7 @@ describe("lds backup", () => {
     const volume = openVolume(target);
     expect(getSecret(volume.db, volume.key, "team:1:git-token")).toBe("ghp_secret-token-123");
     expect(volume.db.prepare("SELECT count(*) FROM snippets").pluck().get()).toBe(6);
-    expect(volume.vectors.count()).toBe(6);
+    expect(vectorsOf(volume).count()).toBe(6);
     expect(volume.db.pragma("journal_mode", { simple: true })).toBe("wal");
     volume.close();
   });

@@ -11,6 +11,7 @@ import { runCli } from "../helpers/cli.js";
 import { startGitServer } from "../helpers/git-server.js";
 import { tempDir } from "../helpers/temp.js";
 import { startTlsProxy } from "../helpers/tls-proxy.js";
+import { vectorsOf } from "../helpers/volume.js";
 
 const TOKEN = "ghp_test-token-9f8e7d6c5b4a";
 let git: Awaited<ReturnType<typeof startGitServer>>;
@@ -84,7 +85,7 @@ describe("git repositories", () => {
       expect(rows().filter((r) => r.kind === "code").map((r) => r.content)).toEqual(["npm install widgets", "new Widget({ size: 2 })"]);
       expect(rows().some((r) => r.content.includes("not documentation"))).toBe(false);
       expect(first.snippets).toBe(rows().length);
-      expect(volume.vectors.count()).toBe(rows().length);
+      expect(vectorsOf(volume).count()).toBe(rows().length);
       expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
       expect(volume.db.prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'widget'").pluck().get()).toBeGreaterThan(0);
 
@@ -103,8 +104,8 @@ describe("git repositories", () => {
       expect(rows().map((r) => r.content)).toEqual(["new Widget({ size: 2, colour: 'red' })"]);
       expect(rows().some((r) => r.content === "npm install widgets")).toBe(false);
       expect(rows().some((r) => oldIds.includes(r.id))).toBe(false);
-      expect(volume.vectors.count()).toBe(rows().length);
-      for (const id of oldIds) expect(volume.vectors.db.prepare("SELECT count(*) FROM vec_snippets WHERE snippet_id = ?").pluck().get(BigInt(id))).toBe(0);
+      expect(vectorsOf(volume).count()).toBe(rows().length);
+      for (const id of oldIds) expect(vectorsOf(volume).db.prepare("SELECT count(*) FROM vec_snippets WHERE snippet_id = ?").pluck().get(BigInt(id))).toBe(0);
       expect(fs.readdirSync(path.join(root, "work"))).toEqual([]);
     } finally {
       volume.close();

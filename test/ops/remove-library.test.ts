@@ -4,6 +4,7 @@ import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
 import type { Snippet } from "../../src/indexing/snippet.js";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
+import { vectorsOf } from "../helpers/volume.js";
 
 const snippets = (n: number, tag: string): Snippet[] =>
   Array.from({ length: n }, (_, i) => ({ kind: "info", title: `${tag} ${i}`, description: "", language: null, content: `${tag} content ${i}`, sourcePath: "a.md", anchor: null }));
@@ -25,7 +26,7 @@ describe("removing a library", () => {
       expect(count("SELECT count(*) FROM snippet_batches WHERE library_id = '/big/lib'")).toBe(0);
       expect(count("SELECT count(*) FROM libraries WHERE id = '/big/lib'")).toBe(0);
       expect(await volume.store.snippets.count("/other/lib")).toBe(5);
-      expect(volume.vectors.count()).toBe(5);
+      expect(vectorsOf(volume).count()).toBe(5);
     } finally {
       volume.close();
     }

@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
 import { FORMAT_VERSION } from "../../src/archive/manifest.js";
-import { loadVectorExtension } from "../../src/vectors/vector-index.js";
+import { loadVectorExtension } from "../../src/index/sqlite/vector-index.js";
 import { makeArchive, refreshChecksums, repack } from "../helpers/archives.js";
 import { BIN, ROOT, runCli, spawnCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";

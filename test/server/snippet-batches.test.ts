@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { dataVolume } from "../../src/config/data-volume.js";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { registerVolumeUser } from "../../src/volume/volume-users.js";
-import { partitionOf } from "../../src/vectors/vector-index.js";
+import { partitionOf } from "../../src/index/sqlite/vector-index.js";
 import { eventually, startServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp.js";
-import { seedVolume } from "../helpers/volume.js";
+import { vectorsOf, seedVolume } from "../helpers/volume.js";
 
 const row = (title: string) => ({ kind: "info" as const, title, description: "", language: null, content: `${title} text`, sourcePath: "a.md", tokens: 2, pageTitle: null });
 
@@ -20,9 +20,8 @@ async function volumeWithLeftovers(): Promise<string> {
     const { snippets } = volume.store;
     const addWithVectors = async (batch: number, titles: string[]) => {
       const embedded = await volume.embedder.embed(titles);
-      await snippets.appendToBatch("/acme/widgets", "", batch, titles.map(row), (ids) =>
-        volume.vectors.upsert(ids.map((snippetId, i) => ({ snippetId, partition: partitionOf("/acme/widgets", "", batch), vector: embedded[i]! }))),
-      );
+      const ids = await snippets.appendToBatch("/acme/widgets", "", batch, titles.map(row));
+      vectorsOf(volume).upsert(ids.map((snippetId, i) => ({ snippetId, partition: partitionOf("/acme/widgets", "", batch), vector: embedded[i]! })));
     };
     const replaced = await snippets.openBatch("/acme/widgets", "");
     await addWithVectors(replaced, ["replaced one", "replaced two"]);
@@ -64,7 +63,7 @@ describe("snippet batches left behind, at the server's start (schema 11)", () =>
     const volume = openVolume(dataDir);
     try {
       expect(await volume.store.snippets.count("/acme/widgets")).toBe(3);
-      expect(volume.vectors.count()).toBe(3);
+      expect(vectorsOf(volume).count()).toBe(3);
     } finally {
       volume.close();
     }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createHashingEmbedder } from "../../src/vectors/embedder.js";
-import { partitionOf } from "../../src/vectors/vector-index.js";
+import { partitionOf } from "../../src/index/sqlite/vector-index.js";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
+import { vectorsOf } from "../helpers/volume.js";
 
 /**
  * Schema 13 renames private libraries in lds.db; their vectors (vectors.db, partitioned by library id) follow when
@@ -21,29 +22,29 @@ describe("the vectors of a renamed library", () => {
     insert.run(2, "/~team-2/acme/old", "v1", 0);
     insert.run(3, "/~team-2/acme/old", "", 4);
     insert.run(4, "/acme/other", "", 0);
-    volume.vectors.upsert([
+    vectorsOf(volume).upsert([
       { snippetId: 1, partition: partitionOf("/team-2/acme/old"), vector: a! },
       { snippetId: 2, partition: partitionOf("/team-2/acme/old", "v1"), vector: b! },
       { snippetId: 3, partition: partitionOf("/team-2/acme/old", "", 4), vector: c! },
       { snippetId: 4, partition: partitionOf("/acme/other"), vector: d! },
     ]);
-    volume.vectors.markComplete();
+    vectorsOf(volume).markComplete();
     volume.db.prepare("INSERT INTO library_redirects (old_id, new_id) VALUES ('/team-2/acme/old', '/~team-2/acme/old')").run();
     volume.close();
 
     volume = openVolume(root, embedder);
     try {
-      const partition = volume.vectors.db.prepare("SELECT partition FROM vec_snippets WHERE snippet_id = ?").pluck();
+      const partition = vectorsOf(volume).db.prepare("SELECT partition FROM vec_snippets WHERE snippet_id = ?").pluck();
       expect([1, 2, 3, 4].map((id) => partition.get(BigInt(id)))).toEqual([
         "/~team-2/acme/old",
         "/~team-2/acme/old v1",
         "/~team-2/acme/old #4",
         "/acme/other",
       ]);
-      expect(volume.vectors.nearest(a!, 5, partitionOf("/~team-2/acme/old")).map((m) => m.snippetId)).toEqual([1]);
-      expect(volume.vectors.nearest(c!, 5, partitionOf("/~team-2/acme/old", "", 4)).map((m) => m.snippetId)).toEqual([3]);
-      expect(volume.vectors.nearest(a!, 5, partitionOf("/team-2/acme/old"))).toEqual([]);
-      expect(volume.vectors.stale).toBe(false);
+      expect(vectorsOf(volume).nearest(a!, 5, partitionOf("/~team-2/acme/old")).map((m) => m.snippetId)).toEqual([1]);
+      expect(vectorsOf(volume).nearest(c!, 5, partitionOf("/~team-2/acme/old", "", 4)).map((m) => m.snippetId)).toEqual([3]);
+      expect(vectorsOf(volume).nearest(a!, 5, partitionOf("/team-2/acme/old"))).toEqual([]);
+      expect(vectorsOf(volume).stale).toBe(false);
       expect(volume.db.prepare("SELECT vectors_moved FROM library_redirects").pluck().get()).toBe(1);
     } finally {
       volume.close();

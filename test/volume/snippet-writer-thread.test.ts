@@ -3,10 +3,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LdsError } from "../../src/errors.js";
 import { purgeRetiredBatches } from "../../src/indexing/purge-retired.js";
 import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
-import { partitionOf } from "../../src/vectors/vector-index.js";
 import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { startSnippetWriterThread, type SnippetWriterThread } from "../../src/volume/snippet-writer-thread.js";
 import { tempDir } from "../helpers/temp.js";
+import { vectorsOf } from "../helpers/volume.js";
 
 const row = (i: number) => ({ kind: "info" as const, title: `retry ${i}`, description: "", language: null, content: `socket timeout ${i}`, sourcePath: "a.md", tokens: 5, pageTitle: null });
 const snippet = (i: number) => ({ kind: "info" as const, title: `retry ${i}`, description: "", language: null, content: `socket timeout ${i}`, sourcePath: "a.md", anchor: null, tokens: 5 });
@@ -47,7 +47,7 @@ describe("the server's snippet writer thread", () => {
   it("writes on its own thread: the event loop keeps turning while a write waits on the database, and reads see what it wrote", async () => {
     const { volume, writer } = setUp();
     const batch = await volume.store.snippets.openBatch("/a/one", "");
-    const target = { libraryId: "/a/one", version: "", batch, partition: partitionOf("/a/one", "", batch) };
+    const target = { libraryId: "/a/one", version: "", batch };
     const rows = Array.from({ length: 40 }, (_, i) => row(i));
     const vectors = await volume.embedder.embed(rows.map((r) => r.content));
 
@@ -70,14 +70,14 @@ describe("the server's snippet writer thread", () => {
 
     await volume.store.snippets.publishBatch("/a/one", "", batch);
     expect(await volume.store.snippets.count("/a/one", "")).toBe(40);
-    expect(ids.every((id) => volume.vectors.has(id))).toBe(true);
+    expect(ids.every((id) => vectorsOf(volume).has(id))).toBe(true);
   });
 
   it("carries an error's code across the thread: a batch another ingestion replaced is not written to", async () => {
     const { volume, writer } = setUp();
     const batch = await volume.store.snippets.openBatch("/a/one", "");
     await volume.store.snippets.openBatch("/a/one", "");
-    const attempt = writer.append({ libraryId: "/a/one", version: "", batch, partition: partitionOf("/a/one", "", batch) }, [row(1)], [new Float32Array(volume.embedder.dimensions)]);
+    const attempt = writer.append({ libraryId: "/a/one", version: "", batch }, [row(1)], [new Float32Array(volume.embedder.dimensions)]);
     await expect(attempt).rejects.toBeInstanceOf(LdsError);
     await expect(attempt).rejects.toMatchObject({ code: "ingestion_superseded" });
   });
@@ -91,8 +91,8 @@ describe("the server's snippet writer thread", () => {
     const second = volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one'").pluck().all() as number[];
     expect(second).toHaveLength(300);
     expect(second.filter((id) => first.includes(id))).toEqual([]);
-    expect(first.some((id) => volume.vectors.has(id))).toBe(false);
-    expect(second.every((id) => volume.vectors.has(id))).toBe(true);
+    expect(first.some((id) => vectorsOf(volume).has(id))).toBe(false);
+    expect(second.every((id) => vectorsOf(volume).has(id))).toBe(true);
   });
 
   it("leaves the served content as it was when an ingestion fails while its previous chunk is being written", async () => {
@@ -108,15 +108,15 @@ describe("the server's snippet writer thread", () => {
     expect(await purgeRetiredBatches(volume)).toBe(0);
     expect(volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all()).toEqual(served);
     expect(await volume.store.snippets.count("/a/one", "")).toBe(300);
-    expect(served.every((id) => volume.vectors.has(id))).toBe(true);
-    expect(volume.vectors.count()).toBe(300);
+    expect(served.every((id) => vectorsOf(volume).has(id))).toBe(true);
+    expect(vectorsOf(volume).count()).toBe(300);
   });
 
   it("waits for the writes under way when it closes", async () => {
     const { volume, writer } = setUp();
     const batch = await volume.store.snippets.openBatch("/a/one", "");
     const rows = Array.from({ length: 250 }, (_, i) => row(i));
-    const writing = writer.append({ libraryId: "/a/one", version: "", batch, partition: partitionOf("/a/one", "", batch) }, rows, (await volume.embedder.embed(rows.map((r) => r.content))) as Float32Array[]);
+    const writing = writer.append({ libraryId: "/a/one", version: "", batch }, rows, (await volume.embedder.embed(rows.map((r) => r.content))) as Float32Array[]);
     await writer.close();
     expect(await writing).toHaveLength(250);
   });

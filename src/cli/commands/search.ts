@@ -5,7 +5,7 @@ import { withVolume } from "../with-volume.js";
 /** `lds search NAME [QUERY]`: what the index holds under a name, as the API would rank it (operators see all). */
 export async function run(argv: { name: string; query?: string; dataDir?: string; json: boolean }): Promise<number> {
   return withVolume(argv.dataDir, async (volume) => {
-    const results = await searchLibraries(volume.store, OPERATOR_ACCESS, { libraryName: argv.name, query: argv.query });
+    const results = await searchLibraries(volume.store, volume.index, OPERATOR_ACCESS, { libraryName: argv.name, query: argv.query });
     if (argv.json) {
       process.stdout.write(JSON.stringify({ results }, null, 2) + "\n");
       return 0;

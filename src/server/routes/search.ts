@@ -28,7 +28,7 @@ export const searchRoutes: FastifyPluginAsync<{ volume: OpenVolume; usage: Usage
     },
     async (request) => {
       const access = request.access!;
-      return { results: await searchLibraries(volume.store, access, request.query), searchFilterApplied: access.restricted };
+      return { results: await searchLibraries(volume.store, volume.index, access, request.query), searchFilterApplied: access.restricted };
     },
   );
 

@@ -18,7 +18,7 @@ export const snippet = (n: number, change: Partial<NewSnippet> = {}): NewSnippet
 
 /** Rows into an open batch. (The search index is fed apart, from published batches: no callback runs inside.) */
 export const append = (store: Store, libraryId: string, version: string, batch: number, rows: NewSnippet[]) =>
-  store.snippets.appendToBatch(libraryId, version, batch, rows, () => {});
+  store.snippets.appendToBatch(libraryId, version, batch, rows);
 
 /** A batch opened, filled with `rows` and published; its number and the rows' ids. */
 export async function publish(store: Store, libraryId: string, version: string, rows: NewSnippet[]): Promise<{ batch: number; ids: number[] }> {

@@ -26,13 +26,7 @@ export function createMemoryStore(key: Buffer = randomBytes(32)): { store: Store
   const store: Store = {
     libraries: libraryStore(tables),
     versions: versionStore(tables),
-    // tidyIndex and snippetSearch are the search index's (part I moves them out of the Store contract): a records
-    // engine has no index to tidy and ranks nothing. Delete both lines when the contract drops them.
-    snippets: { ...snippetStore(tables), tidyIndex: async () => {} },
-    snippetSearch: {
-      rank: async () => Promise.reject(new Error("The in-memory records engine has no search index.")),
-      libraryRelevance: async () => Promise.reject(new Error("The in-memory records engine has no search index.")),
-    },
+    snippets: snippetStore(tables),
     jobs: jobStore(tables),
     teams: teamStore(tables),
     users: userStore(tables),

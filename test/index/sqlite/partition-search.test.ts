@@ -1,14 +1,14 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHashingEmbedder } from "../../src/vectors/embedder.js";
-import type { CopyMade } from "../../src/vectors/partition-cache.js";
-import { generationReader } from "../../src/vectors/partition-generations.js";
-import { createPartitionSearch } from "../../src/vectors/partition-search.js";
-import { QuantizedPartitionBuilder } from "../../src/vectors/quantized-partition.js";
-import { openVectorIndex, type VectorIndex } from "../../src/vectors/vector-index.js";
-import { tempDir } from "../helpers/temp.js";
-import { wordSource } from "../helpers/words.js";
+import { createHashingEmbedder } from "../../../src/vectors/embedder.js";
+import type { CopyMade } from "../../../src/index/sqlite/partition-cache.js";
+import { generationReader } from "../../../src/index/sqlite/partition-generations.js";
+import { createPartitionSearch } from "../../../src/index/sqlite/partition-search.js";
+import { QuantizedPartitionBuilder } from "../../../src/index/sqlite/quantized-partition.js";
+import { openVectorIndex, type VectorIndex } from "../../../src/index/sqlite/vector-index.js";
+import { tempDir } from "../../helpers/temp.js";
+import { wordSource } from "../../helpers/words.js";
 
 const embedder = createHashingEmbedder();
 /** Deterministic snippet-like texts: a few words each, so that queries have near and far answers. */

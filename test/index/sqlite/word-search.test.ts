@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ftsExpression } from "../../src/search/query-terms.js";
-import { rankSnippets } from "../../src/search/rank-snippets.js";
-import { liveBatch } from "../../src/store/snippet-batches.js";
-import { bm25ScoredSnippets } from "../../src/store/snippet-search.js";
-import { createWordSearch, type WordIndexMade, type WordSearch } from "../../src/store/word-search.js";
-import { createVectorSearchWorker } from "../../src/vectors/knn-worker.js";
-import { armFailpoint } from "../../src/util/failpoint.js";
-import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
-import { tempDir } from "../helpers/temp.js";
-import { DOC_WORDS, wordSource } from "../helpers/words.js";
+import { ftsExpression } from "../../../src/index/sqlite/fts-expression.js";
+import type { SqliteSearchIndex } from "../../../src/index/sqlite/sqlite-search-index.js";
+import { rankSnippets } from "../../../src/search/rank-snippets.js";
+import { liveBatch } from "../../../src/store/snippet-batches.js";
+import { bm25ScoredSnippets } from "../../../src/index/sqlite/snippet-search.js";
+import { createWordSearch, type WordIndexMade, type WordSearch } from "../../../src/index/sqlite/word-search.js";
+import { createVectorSearchWorker, type VectorSearch } from "../../../src/index/sqlite/knn-worker.js";
+import { armFailpoint } from "../../../src/util/failpoint.js";
+import { openVolume, type OpenVolume } from "../../../src/volume/open-volume.js";
+import { tempDir } from "../../helpers/temp.js";
+import { DOC_WORDS, wordSource } from "../../helpers/words.js";
 
 // Words with stems in common, case and diacritics FTS5 folds, a decomposed accent (U+0301) that JavaScript's cut
 // splits where FTS5 does not (the row is then tokenized by FTS5 itself), and one FTS5 reads as two tokens.
@@ -33,9 +34,9 @@ async function ingest(volume: OpenVolume, libraryId: string, count: number, seed
   const batch = await snippets.openBatch(libraryId, "");
   const other = alongside && (await snippets.openBatch(alongside.libraryId, ""));
   for (let i = 0; i < count; i++) {
-    await snippets.appendToBatch(libraryId, "", batch, [row(word, i)], () => {});
+    await snippets.appendToBatch(libraryId, "", batch, [row(word, i)]);
     // Another library ingested at the same time: its ids interleave with this one's.
-    if (other !== undefined && i < alongside!.count) await snippets.appendToBatch(alongside!.libraryId, "", other, [row(word, i + 7)], () => {});
+    if (other !== undefined && i < alongside!.count) await snippets.appendToBatch(alongside!.libraryId, "", other, [row(word, i + 7)]);
   }
   await snippets.publishBatch(libraryId, "", batch);
   if (other !== undefined) await snippets.publishBatch(alongside!.libraryId, "", other);
@@ -154,28 +155,31 @@ describe("BM25 from the search thread's word indexes", () => {
     const volume = setUp();
     await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 300 });
     const made: WordIndexMade[] = [];
+    let threads!: VectorSearch;
     const indexed = new Promise<void>((resolve) => {
-      volume.vectorSearch = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+      threads = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
         storeFile: volume.paths.db,
         options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
         onIndex: (m) => (made.push(m), resolve()),
       });
     });
-    open.push({ close: () => void volume.vectorSearch?.close() });
+    (volume.index as SqliteSearchIndex).useSearchThreads(threads);
+    open.push({ close: () => void threads.close() });
     const ref = { libraryId: "/a/one", version: "" };
-    const fts5Rankings = vi.spyOn(volume.store.snippetSearch, "rank");
+    // Which rankings the thread answered (an answer) and which it left to FTS5 (undefined).
+    const asked = vi.spyOn(threads, "rankWords");
+    const answeredByThread = async () => (await Promise.all(asked.mock.results.map((result) => result.value))).map((answer) => answer !== undefined);
     const fromFts5 = await rankSnippets(volume, ref, "retrying timeout for a header", "bm25", 100);
-    expect(fts5Rankings).toHaveBeenCalledTimes(1);
+    expect(await answeredByThread()).toEqual([false]);
     await indexed;
     expect(made).toEqual([expect.objectContaining({ libraryId: "/a/one", rows: 1200 })]);
     const words = ["retrying", "timeout", "header"];
-    expectSameRanking(await volume.vectorSearch!.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words, depth: 100 }), fts5(volume, "/a/one", words, 100));
+    expectSameRanking((await threads.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words, depth: 100 }))!, fts5(volume, "/a/one", words, 100));
     const fromIndex = await rankSnippets(volume, ref, "retrying timeout for a header", "bm25", 100);
     expect(new Set(fromIndex)).toEqual(new Set(fromFts5));
-    expect(fts5Rankings).toHaveBeenCalledTimes(1);
     // Fused ranking works with both halves in the thread.
     expect((await rankSnippets(volume, ref, "retrying timeout for a header", "fused", 10)).length).toBe(10);
-    expect(fts5Rankings).toHaveBeenCalledTimes(1);
+    expect(await answeredByThread()).toEqual([false, true, true, true]);
   });
 
   it("ranks with FTS5 when the search thread fails, instead of failing the search", async () => {
@@ -183,16 +187,17 @@ describe("BM25 from the search thread's word indexes", () => {
     await ingest(volume, "/a/one", 1200, 3);
     const ref = { libraryId: "/a/one", version: "" };
     const expected = await rankSnippets(volume, ref, "retrying timeout header", "bm25", 50);
-    volume.vectorSearch = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+    const threads = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
       storeFile: volume.paths.db,
       options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
     });
-    open.push({ close: () => void volume.vectorSearch?.close() });
+    (volume.index as SqliteSearchIndex).useSearchThreads(threads);
+    open.push({ close: () => void threads.close() });
     // The thread exits at its first query (a test hook; the thread starts at the first query, given the armed hook).
     armFailpoint("vector-search-crash");
     let failed: Promise<unknown>;
     try {
-      failed = volume.vectorSearch.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words: ["retry"], depth: 10 });
+      failed = threads.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words: ["retry"], depth: 10 });
     } finally {
       armFailpoint(undefined);
     }

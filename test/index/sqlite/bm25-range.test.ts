@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { openVolume } from "../../src/volume/open-volume.js";
-import { bm25ScoredSnippets } from "../../src/store/snippet-search.js";
-import { liveBatch } from "../../src/store/snippet-batches.js";
-import { tempDir } from "../helpers/temp.js";
-import { wordSource } from "../helpers/words.js";
+import { openVolume } from "../../../src/volume/open-volume.js";
+import { bm25ScoredSnippets } from "../../../src/index/sqlite/snippet-search.js";
+import { liveBatch } from "../../../src/store/snippet-batches.js";
+import { tempDir } from "../../helpers/temp.js";
+import { wordSource } from "../../helpers/words.js";
 
 const word = wordSource(3, "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega retry timeout header".split(" "));
 const row = (i: number) => {
@@ -39,13 +39,13 @@ describe("BM25 ranking within a batch's id range", () => {
       const one = await snippets.openBatch("/a/one", "");
       const two = await snippets.openBatch("/b/two", "");
       for (let i = 0; i < 300; i++) {
-        await snippets.appendToBatch("/a/one", "", one, [row(i)], () => {});
-        await snippets.appendToBatch("/b/two", "", two, [row(i + 1000), row(i + 2000)], () => {});
+        await snippets.appendToBatch("/a/one", "", one, [row(i)]);
+        await snippets.appendToBatch("/b/two", "", two, [row(i + 1000), row(i + 2000)]);
       }
       await snippets.publishBatch("/a/one", "", one);
       await snippets.publishBatch("/b/two", "", two);
       const alone = await snippets.openBatch("/c/alone", "");
-      await snippets.appendToBatch("/c/alone", "", alone, Array.from({ length: 300 }, (_, i) => row(i + 3000)), () => {});
+      await snippets.appendToBatch("/c/alone", "", alone, Array.from({ length: 300 }, (_, i) => row(i + 3000)));
       await snippets.publishBatch("/c/alone", "", alone);
 
       for (const expression of ['"retry"', '"alpha" OR "omega" OR "header"', '"kappa" OR "nothing"']) {

@@ -1,10 +1,10 @@
 import { Worker } from "node:worker_threads";
-import { LdsError } from "../errors.js";
-import { setting } from "../hints.js";
-import { builtModule } from "../util/built-module.js";
-import { armedFailpoint } from "../util/failpoint.js";
-import type { WordIndexMade, WordIndexTarget, WordRankRequest, WordSearchOptions } from "../store/word-search.js";
-import type { WordRanking } from "../store/word-index.js";
+import { LdsError } from "../../errors.js";
+import { setting } from "../../hints.js";
+import { builtModule } from "../../util/built-module.js";
+import { armedFailpoint } from "../../util/failpoint.js";
+import type { WordIndexMade, WordIndexTarget, WordRankRequest, WordSearchOptions } from "./word-search.js";
+import type { WordRanking } from "./word-index.js";
 import type { CopyMade, PartitionCacheOptions } from "./partition-cache.js";
 import type { VectorMatch } from "./vector-index.js";
 

@@ -1,10 +1,11 @@
 import type Database from "better-sqlite3";
-import { liveBatchWithRange } from "./batch-id-range.js";
-import { liveBatch } from "./snippet-batches.js";
+import { liveBatchWithRange } from "../../store/batch-id-range.js";
+import { liveBatch } from "../../store/snippet-batches.js";
+import { ftsExpression } from "./fts-expression.js";
 
 /**
  * Full-text search over snippets with SQLite's FTS5 (an engine-only feature, kept in this one module: another store
- * engine brings its own). `expression` is an FTS5 query built by search/query-terms.ts, never a client's text.
+ * engine brings its own). `expression` is an FTS5 query built by fts-expression.ts from a query's terms, never a client's text.
  */
 
 // Every query below checks each matching row's owner through snippets_owner (schema 11), a covering index: the
@@ -47,9 +48,10 @@ export function bm25ScoredSnippets(db: Database.Database, libraryId: string, ver
     .all(expression, libraryId, version, batch, depth) as Array<{ id: number; score: number }>;
 }
 
-/** The ids of a library version's snippets matching `expression`, best BM25 first. */
-export function bm25SnippetIds(db: Database.Database, libraryId: string, version: string, expression: string, depth: number): number[] {
-  return bm25ScoredSnippets(db, libraryId, version, expression, depth).map((hit) => hit.id);
+/** The ids of a library version's snippets matching any of `terms` (index/query-terms.ts), best BM25 first. */
+export function bm25SnippetIds(db: Database.Database, libraryId: string, version: string, terms: string[], depth: number): number[] {
+  const expression = ftsExpression(terms);
+  return expression ? bm25ScoredSnippets(db, libraryId, version, expression, depth).map((hit) => hit.id) : [];
 }
 
 /**

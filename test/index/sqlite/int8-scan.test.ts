@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Int8Columns } from "../../src/vectors/int8-columns.js";
-import { QuantizedPartitionBuilder } from "../../src/vectors/quantized-partition.js";
+import { Int8Columns } from "../../../src/index/sqlite/int8-columns.js";
+import { QuantizedPartitionBuilder } from "../../../src/index/sqlite/quantized-partition.js";
 
 let seed = 7;
 const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) * 2 - 1;

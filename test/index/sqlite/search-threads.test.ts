@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { VectorSearch } from "../../src/vectors/knn-worker.js";
-import { twoSearchThreads } from "../../src/vectors/search-threads.js";
+import type { VectorSearch } from "../../../src/index/sqlite/knn-worker.js";
+import { twoSearchThreads } from "../../../src/index/sqlite/search-threads.js";
 
 /** A search thread that records what it was asked and answers when told to. */
 function recordingThread(name: string, log: string[]) {

@@ -1,7 +1,7 @@
 ;; The candidate scan of the search thread's quantized vector copies (quantized-partition.ts), in WebAssembly SIMD:
 ;; 16 rows per step, four int8 columns per pass, exact integer arithmetic (the same sums as a scalar loop, bit for
 ;; bit). About 10x a JavaScript loop over the same layout: 8.5 ms instead of 80-95 ms for 1,048,576 rows and 76
-;; query dimensions (docs/benchmarks.md). scripts/build-wasm.js compiles it into dist/vectors/int8-scan.wasm.
+;; query dimensions (docs/benchmarks.md). scripts/build-wasm.js compiles it into dist/index/sqlite/int8-scan.wasm.
 (module
   (import "env" "memory" (memory 0 65536))
   ;; scores[i] += wa*a[i] + wb*b[i] + wc*c[i] + wd*d[i] for i in [0, rows), rows a multiple of 16 (columns are

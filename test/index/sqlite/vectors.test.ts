@@ -1,9 +1,9 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { createHashingEmbedder } from "../../src/vectors/embedder.js";
-import { loadVectorExtension, openVectorIndex, partitionLibrary, partitionOf } from "../../src/vectors/vector-index.js";
-import { tempDir } from "../helpers/temp.js";
+import { createHashingEmbedder } from "../../../src/vectors/embedder.js";
+import { loadVectorExtension, openVectorIndex, partitionLibrary, partitionOf } from "../../../src/index/sqlite/vector-index.js";
+import { tempDir } from "../../helpers/temp.js";
 
 describe("the hashing embedder and the vector index", () => {
   it("embeds deterministically into unit vectors, similar texts closer than unrelated ones", async () => {

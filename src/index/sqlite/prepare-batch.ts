@@ -1,6 +1,6 @@
-import type { OpenVolume } from "../volume/open-volume.js";
-import { MIN_CACHED_VECTORS } from "../vectors/knn-worker.js";
-import { partitionOf } from "../vectors/vector-index.js";
+import type { IndexBatch } from "../search-index.js";
+import { MIN_CACHED_VECTORS, type VectorSearch } from "./knn-worker.js";
+import { partitionOf } from "./vector-index.js";
 
 /**
  * @default 2 minutes: a 100,000-snippet batch's word index and vector copy take seconds; past this bound the batch
@@ -8,28 +8,27 @@ import { partitionOf } from "../vectors/vector-index.js";
  */
 export const WARM_BOUND_MS = 120_000;
 
-/** A library version's batch, named as the search threads keep its parts. */
-export interface BatchOfLibrary {
-  libraryId: string;
-  version: string;
-  batch: number;
-}
-
 /**
  * In the server, before a large batch is published: have the search threads build its word index and its vectors'
  * in-memory copy now, and wait (at most `boundMs`) until both are in place or given up. The first searches after
  * the swap then find them, instead of falling back to FTS5 and a full scan while they are built on demand (at
  * 100,000 snippets that was 100-290 ms per request for the first ~20). Until the publication both batches' parts
  * are held: about 400 bytes per snippet for the copy and the word index's size again, for the seconds the build
- * takes; the replaced batch's go at once after the swap (dropReplacedParts). A command has no search threads: nothing
- * to do. Small batches are searched as stored and get no parts.
+ * takes; the replaced batch's go at once after the swap (retireBatchParts). A command has no search threads:
+ * nothing to do. Small batches are searched as stored and get no parts.
  */
-export async function warmNewBatch(volume: OpenVolume, target: BatchOfLibrary, snippets: number, signal?: AbortSignal, boundMs = WARM_BOUND_MS): Promise<void> {
-  const search = volume.vectorSearch;
-  if (!search || snippets < MIN_CACHED_VECTORS) return;
-  const parts = [search.warmWords(target)];
+export async function prepareBatchParts(
+  threads: VectorSearch | undefined,
+  vectorsStale: boolean,
+  target: IndexBatch,
+  snippets: number,
+  signal?: AbortSignal,
+  boundMs = WARM_BOUND_MS,
+): Promise<void> {
+  if (!threads || snippets < MIN_CACHED_VECTORS) return;
+  const parts = [threads.warmWords(target)];
   // Vectors being rebuilt for a new embedding provider are not searched: no copy of them.
-  if (!volume.vectors.stale) parts.push(search.warm(partitionOf(target.libraryId, target.version, target.batch)));
+  if (!vectorsStale) parts.push(threads.warm(partitionOf(target.libraryId, target.version, target.batch)));
   let timer: NodeJS.Timeout | undefined;
   let stop: (() => void) | undefined;
   const stopped = new Promise<void>((resolve) => {
@@ -46,6 +45,6 @@ export async function warmNewBatch(volume: OpenVolume, target: BatchOfLibrary, s
 }
 
 /** After the swap: the search threads drop the replaced batch's copy and word index now, not at a later sweep. */
-export function dropReplacedParts(volume: OpenVolume, replaced: BatchOfLibrary): void {
-  volume.vectorSearch?.retire(partitionOf(replaced.libraryId, replaced.version, replaced.batch));
+export function retireBatchParts(threads: VectorSearch | undefined, replaced: IndexBatch): void {
+  threads?.retire(partitionOf(replaced.libraryId, replaced.version, replaced.batch));
 }

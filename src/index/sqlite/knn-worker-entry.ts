@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { createWordSearch, type WordIndexTarget, type WordRankRequest, type WordSearchOptions } from "../store/word-search.js";
-import { armFailpoint, exitpoint, stallpoint } from "../util/failpoint.js";
+import { createWordSearch, type WordIndexTarget, type WordRankRequest, type WordSearchOptions } from "./word-search.js";
+import { armFailpoint, exitpoint, stallpoint } from "../../util/failpoint.js";
 import type { PartitionCacheOptions } from "./partition-cache.js";
 import { createPartitionSearch } from "./partition-search.js";
 

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { builtModule } from "../util/built-module.js";
+import { builtModule } from "../../util/built-module.js";
 
 const PAGE = 64 * 1024;
 /** WebAssembly's 32-bit memories stop at 4 GiB (65,536 pages). */
