@@ -1,7 +1,7 @@
 import { LdsError } from "../errors.js";
 import type { LibraryAccess } from "./library-access.js";
 import type { Store } from "../store/store.js";
-import { summarise, type LibraryRow, type LibrarySummary } from "./library-summary.js";
+import { summarise, type SummarisedLibrary, type LibrarySummary } from "./library-summary.js";
 import type { SearchIndex } from "../index/search-index.js";
 import { queryTerms } from "../index/query-terms.js";
 import { action } from "../hints.js";
@@ -49,7 +49,7 @@ function normalise(text: string): string {
 }
 
 /** 5 exact name, 4 exact owner/repo, 3 name prefix, 2 substring of name or id, 1 every word somewhere, 0 no match. */
-function nameScore(row: LibraryRow, wanted: string, words: string[]): number {
+function nameScore(row: SummarisedLibrary, wanted: string, words: string[]): number {
   if (!wanted) return 0;
   const [owner = "", repo = ""] = row.id.split("/").slice(1);
   const names = [normalise(repo), normalise(row.title)];

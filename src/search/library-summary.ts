@@ -17,10 +17,10 @@ export interface LibrarySummary extends LibraryScores {
 }
 
 /** The fields of a library a summary is made from. */
-export type LibraryRow = Pick<StoredLibrary, "id" | "title" | "description" | "private" | "teamId" | "state" | "branches" | "updatedAt">;
+export type SummarisedLibrary = Pick<StoredLibrary, "id" | "title" | "description" | "private" | "teamId" | "state" | "branches" | "updatedAt">;
 
 /** Totals and versions of one library's current content, and its public state. */
-export async function summarise(store: Store, row: LibraryRow): Promise<LibrarySummary> {
+export async function summarise(store: Store, row: SummarisedLibrary): Promise<LibrarySummary> {
   const totals = await store.snippets.totals(row.id);
   const versions = await store.versions.names(row.id, "newest");
   const branch = row.branches[0];
