@@ -162,7 +162,11 @@ describe("the dashboard's admin API", () => {
     expect((await api.post("/api/teams", { name: "docs", plan: "pro" })).json.message).toBe("A team named docs already exists.");
     expect((await api.post("/api/teams", { name: "bad name!", plan: "pro" })).status).toBe(400);
     expect((await api.request("PATCH", "/api/teams/docs", { plan: "enterprise" })).json.plan).toBe("enterprise");
-    expect((await api.post("/api/users", { team: "docs", email: "o@docs.test", role: "owner" })).status).toBe(201);
+    const added = await api.post("/api/users", { team: "docs", email: "o@docs.test", role: "owner" });
+    expect(added.status).toBe(201);
+    // The API's names, not the record's (teamId): a user's team is team_id, field for field and in order, as before.
+    expect(JSON.stringify(added.json)).toBe(JSON.stringify({ id: added.json.id, team_id: 2, email: "o@docs.test", role: "owner", team: "docs" }));
+    expect((await api.get("/api/users")).json).toEqual({ users: [added.json] });
     expect((await api.post("/api/users", { team: "nope", email: "x@docs.test", role: "owner" })).json.error).toBe("team_not_found");
     const created = await api.post("/api/keys", { email: "o@docs.test", name: "ci" });
     expect(created.status).toBe(201);
