@@ -32,7 +32,7 @@ export async function rotateKey(dataDir: string): Promise<KeyRotation> {
   const lock = lockVolumeExclusive(volume, "key rotation");
   refuseWhileInUse(volume, lock);
   try {
-    const opened = openVolume(volume.root);
+    const opened = await openVolume(volume.root);
     try {
       const newKey = randomBytes(32);
       try {

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { ftsStatisticsReader, readVarints } from "./fts-statistics.js";
 import { FtsTokenizer, tokenizerOf } from "./fts-tokenizer.js";
-import { MMAP_BYTES } from "./open-store.js";
+import { MMAP_BYTES } from "./mapped-reads.js";
 import { liveBatchRecord } from "./snippet-batches.js";
 import { COLUMN_WEIGHTS } from "./snippet-search.js";
 import type { WordIndex, WordRanking } from "./word-index.js";

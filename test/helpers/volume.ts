@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { putSecret } from "../../src/store/secrets-table.js";
 import { partitionOf } from "../../src/vectors/vector-index.js";
+import { dbOf } from "./sqlite-db.js";
 
 export interface SeedOptions {
   libraries?: Array<{ id: string; state?: string; snippets?: number }>;
@@ -15,9 +16,10 @@ export interface SeedOptions {
 
 /** Create a data volume with libraries, snippets, vectors and a sealed secret, as a server would have written. */
 export async function seedVolume(root: string, options: SeedOptions = {}): Promise<void> {
-  const volume = openVolume(root);
+  const volume = await openVolume(root);
   try {
-    const { db, vectors, embedder, key } = volume;
+    const { vectors, embedder, key } = volume;
+    const db = dbOf(volume);
     db.prepare("INSERT INTO teams (name, plan) VALUES ('seed-team', 'pro')").run();
     if (options.secret) putSecret(db, key, "team:1:git-token", options.secret);
     const libraries = options.libraries ?? [{ id: "/acme/widgets" }, { id: "/acme/gadgets" }];

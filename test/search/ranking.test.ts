@@ -6,6 +6,7 @@ import { collectDocuments } from "../../src/indexing/collect.js";
 import { parseDocuments } from "../../src/indexing/parse-documents.js";
 import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
 import { openVolume } from "../../src/volume/open-volume.js";
+import { sqliteDatabaseOf } from "../../src/engine/sqlite/open-databases.js";
 import { ftsExpression, queryTerms } from "../../src/search/query-terms.js";
 import { rankSnippets } from "../../src/search/rank-snippets.js";
 import { ROOT } from "../helpers/cli.js";
@@ -15,7 +16,7 @@ describe("hybrid ranking", () => {
   // Regression guards at the levels measured when the score fusion was chosen (docs/benchmarks.md).
   for (const [set, floor] of [[SETS.tuning, { questions: 60, hit1: 0.93 }], [SETS.heldOut, { questions: 40, hit1: 0.83 }]] as const) {
     it(`ranks at least as well as BM25 alone at hit@1 and hit@5, and better than vectors, on fixtures/${set}`, async () => {
-      const report = await evaluate({ openVolume, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets }, ROOT, path.join(tempDir(), "eval"), set);
+      const report = await evaluate({ openVolume, sqliteDatabaseOf, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets }, ROOT, path.join(tempDir(), "eval"), set);
       const { bm25, vector, fused } = report.results as Record<string, { hit1: number; hit5: number }>;
       expect(report.questions).toBeGreaterThanOrEqual(floor.questions);
       expect(fused!.hit1).toBeGreaterThanOrEqual(bm25!.hit1);
