@@ -3,10 +3,11 @@ import path from "node:path";
 /** Where every file of the data volume lives (docs/data-volume.md describes each one). */
 export interface DataVolume {
   root: string;
-  /** The database engine that serves the volume (engine/choose-engine.ts), from its parsed settings. */
+  /**
+   * The database engine that serves the volume (engine/choose-engine.ts), from its parsed settings. Its databases'
+   * files are the engine's to name (`Engine.files`).
+   */
   engine: string;
-  db: string;
-  vectors: string;
   key: string;
   /** A new key being put in place by a key rotation (ops/rotate-key.ts); finished or dropped when the volume opens. */
   keyNext: string;
@@ -34,8 +35,6 @@ export function dataVolume(root: string, settings: { engine?: string } = {}): Da
   return {
     root,
     engine: settings.engine ?? DEFAULT_ENGINE,
-    db: at("lds.db"),
-    vectors: at("vectors.db"),
     key: at("secret.key"),
     keyNext: at("secret.key.new"),
     serverLock: at("server.lock"),

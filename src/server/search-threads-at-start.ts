@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { DataVolume } from "../config/data-volume.js";
 import type { ServerSettings } from "../config/server-settings.js";
+import { chooseEngine } from "../engine/choose-engine.js";
 import type { WordIndexMade } from "../store/word-search.js";
 import { createVectorSearchWorker, MIN_CACHED_VECTORS, type VectorSearch } from "../vectors/knn-worker.js";
 import type { CopyMade } from "../vectors/partition-cache.js";
@@ -9,12 +10,13 @@ import { partitionLibrary } from "../vectors/vector-index.js";
 
 /** Vectors and word indexes on threads of their own, so that a fused search's two rankings run side by side. */
 export function startSearchThreads(volume: DataVolume, settings: ServerSettings, logger: Logger): VectorSearch {
+  const files = chooseEngine(volume).files(volume);
   return twoSearchThreads(
-    createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
+    createVectorSearchWorker(files.vectors, settings.searchTimeoutMs, { budgetBytes: settings.vectorCacheBytes, minVectors: MIN_CACHED_VECTORS }, (copy) =>
       logVectorCopy(logger, copy, settings.vectorCacheBytes),
     ),
-    createVectorSearchWorker(volume.vectors, settings.searchTimeoutMs, { budgetBytes: 0, minVectors: MIN_CACHED_VECTORS }, () => {}, {
-      storeFile: volume.db,
+    createVectorSearchWorker(files.vectors, settings.searchTimeoutMs, { budgetBytes: 0, minVectors: MIN_CACHED_VECTORS }, () => {}, {
+      storeFile: files.records,
       options: { budgetBytes: settings.wordIndexBytes, minRows: MIN_CACHED_VECTORS },
       onIndex: (made) => logWordIndex(logger, made, settings.wordIndexBytes),
     }),

@@ -11,7 +11,7 @@ describe("the choice of a volume's engine", () => {
     expect(volume.engine).toBe(DEFAULT_ENGINE);
     expect(chooseEngine(volume).name).toBe("sqlite");
     expect(chooseEngine({ engine: "sqlite" })).toBe(chooseEngine(volume));
-    expect(chooseEngine(volume).files(volume)).toEqual({ records: volume.db, vectors: volume.vectors });
+    expect(chooseEngine(volume).files(volume)).toEqual({ records: `${volume.root}/lds.db`, vectors: `${volume.root}/vectors.db` });
   });
 
   it("refuses an engine this LDS does not have, naming it and those it has", () => {

@@ -76,7 +76,7 @@ describe("BM25 from the search thread's word indexes", () => {
     const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 500 });
     const made: WordIndexMade[] = [];
-    const search = createWordSearch(volume.paths.db, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    const search = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
     open.push(search);
     const request = (libraryId: string, words: string[], depth: number) => ({ libraryId, version: "", batch: liveBatch(dbOf(volume), libraryId, ""), words, depth });
 
@@ -117,7 +117,7 @@ describe("BM25 from the search thread's word indexes", () => {
     const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3);
     const made: WordIndexMade[] = [];
-    const search: WordSearch = createWordSearch(volume.paths.db, { budgetBytes: 20_000, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    const search: WordSearch = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 20_000, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
     open.push(search);
     const request = { libraryId: "/a/one", version: "", batch: liveBatch(dbOf(volume), "/a/one", ""), words: ["retry"], depth: 10 };
     expect(search.rank(request)).toBeUndefined();
@@ -135,7 +135,7 @@ describe("BM25 from the search thread's word indexes", () => {
     await ingest(volume, "/b/two", 1200, 4);
     const made: WordIndexMade[] = [];
     // Room for one index of 1,200 rows (about 60 KB each here), not two.
-    const search = createWordSearch(volume.paths.db, { budgetBytes: 100_000, minRows: 1000 }, (m) => made.push(m));
+    const search = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 100_000, minRows: 1000 }, (m) => made.push(m));
     open.push(search);
     const request = (libraryId: string) => ({ libraryId, version: "", batch: liveBatch(dbOf(volume), libraryId, ""), words: ["retry"], depth: 10 });
     const indexedAs = async (libraryId: string) => {
@@ -156,8 +156,8 @@ describe("BM25 from the search thread's word indexes", () => {
     await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 300 });
     const made: WordIndexMade[] = [];
     const indexed = new Promise<void>((resolve) => {
-      volume.vectorSearch = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
-        storeFile: volume.paths.db,
+      volume.vectorSearch = createVectorSearchWorker(volume.engine.files(volume.paths).vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+        storeFile: volume.engine.files(volume.paths).records,
         options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
         onIndex: (m) => (made.push(m), resolve()),
       });
@@ -184,8 +184,8 @@ describe("BM25 from the search thread's word indexes", () => {
     await ingest(volume, "/a/one", 1200, 3);
     const ref = { libraryId: "/a/one", version: "" };
     const expected = await rankSnippets(volume, ref, "retrying timeout header", "bm25", 50);
-    volume.vectorSearch = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
-      storeFile: volume.paths.db,
+    volume.vectorSearch = createVectorSearchWorker(volume.engine.files(volume.paths).vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+      storeFile: volume.engine.files(volume.paths).records,
       options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
     });
     open.push({ close: () => void volume.vectorSearch?.close() });

@@ -54,7 +54,7 @@ describe("the server's snippet writer thread", () => {
 
     // Another connection holds lds.db's write lock for a second, as a disk that stalls a commit would: the writer
     // thread waits for it (busy_timeout), the event loop does not, and releases it on time.
-    const holder = new Database(volume.paths.db);
+    const holder = new Database(volume.engine.files(volume.paths).records);
     open.push(holder);
     holder.exec("BEGIN IMMEDIATE");
     const released = new Promise<number>((resolve) => {
@@ -127,7 +127,7 @@ describe("the server's snippet writer thread", () => {
     open.push(volume);
     dbOf(volume).prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/a/one', 'one', 'git', 'finalized')").run();
     const failures: Error[] = [];
-    const broken = startSnippetWriterThread({ ...volume.paths, db: `${volume.paths.root}/missing/lds.db` }, volume, (err) => failures.push(err));
+    const broken = startSnippetWriterThread({ ...volume.paths, root: `${volume.paths.root}/missing` }, volume, (err) => failures.push(err));
     open.push(broken);
     volume.snippetWriter = broken;
     await expect.poll(() => failures.length, { timeout: 20_000 }).toBe(1);

@@ -14,6 +14,7 @@ import type { ConnectedDatabases, OpenedDatabases, OpenOptions } from "../engine
 import { startCheckpointer } from "./checkpointer.js";
 import { finishKeyRotation } from "./key-rotation.js";
 import { openStore } from "./open-store.js";
+import { sqliteFiles } from "./volume-files.js";
 
 /** Each store this engine made, with its connection: for this engine's own work on an opened volume (and tests). */
 const connections = new WeakMap<Store, Database.Database>();
@@ -30,14 +31,14 @@ export function sqliteDatabaseOf(store: Store): Database.Database {
  * to this database, and open the vector index.
  */
 export function openDatabases(volume: DataVolume, options: OpenOptions): OpenedDatabases {
-  const db = openStore(volume.db, { mappedReads: options.mappedReads });
+  const db = openStore(sqliteFiles(volume).records, { mappedReads: options.mappedReads });
   let vectors: VectorIndex | undefined;
   try {
     // A key rotation cut short by a crash is finished (or dropped) before the key is read.
     finishKeyRotation(volume, db);
     const key = loadOrCreateKey(volume.key, countSecrets(db) > 0);
     checkKeyBelongs(db, key, volume);
-    vectors = openVectorIndex(volume.vectors, options.embedder, { mappedReads: options.mappedReads });
+    vectors = openVectorIndex(sqliteFiles(volume).vectors, options.embedder, { mappedReads: options.mappedReads });
     // Without snippets there is nothing to embed: a new (or outdated but useless) vector table is made current now.
     if (vectors.stale && !hasAnySnippet(db)) {
       vectors.recreate();
@@ -54,8 +55,8 @@ export function openDatabases(volume: DataVolume, options: OpenOptions): OpenedD
       checkpointInThread: (onFailure) =>
         startCheckpointer(
           [
-            { db, file: volume.db },
-            { db: opened.db, file: volume.vectors },
+            { db, file: sqliteFiles(volume).records },
+            { db: opened.db, file: sqliteFiles(volume).vectors },
           ],
           onFailure,
         ),
@@ -79,8 +80,8 @@ export function openDatabases(volume: DataVolume, options: OpenOptions): OpenedD
  * chunk's write.
  */
 export function connectDatabases(volume: DataVolume, key: Buffer, embedder: Embedder): ConnectedDatabases {
-  const db = openStore(volume.db, { migrate: false, mappedReads: true });
-  const vectors = openVectorIndex(volume.vectors, embedder, { mappedReads: true });
+  const db = openStore(sqliteFiles(volume).records, { migrate: false, mappedReads: true });
+  const vectors = openVectorIndex(sqliteFiles(volume).vectors, embedder, { mappedReads: true });
   for (const connection of [db, vectors.db]) connection.pragma("wal_autocheckpoint = 0");
   const store = createSqliteStore(db, key);
   connections.set(store, db);
@@ -100,7 +101,7 @@ function checkKeyBelongs(db: Database.Database, key: Buffer, volume: DataVolume)
   if (expected === undefined) return setSetting(db, FINGERPRINT_SETTING, actual);
   if (expected !== actual) {
     throw new LdsError("key_missing", `${volume.key} is not the key this database was sealed with.`, {
-      hint: `Put back the secret.key that belongs to ${volume.db} (it is in the same backup archive).`,
+      hint: `Put back the secret.key that belongs to ${sqliteFiles(volume).records} (it is in the same backup archive).`,
     });
   }
 }

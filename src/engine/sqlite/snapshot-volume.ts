@@ -9,6 +9,7 @@ import { keyMismatch } from "./key-match.js";
 import { librariesOfSnapshot } from "./manifest-view.js";
 import { canariesOf } from "./canaries.js";
 import { copyDatabase } from "./copy-database.js";
+import { sqliteFiles } from "./volume-files.js";
 
 /**
  * The online snapshot of a SQLite volume (the steps ops/backup.ts orders): vectors.db is copied first (its state is
@@ -18,7 +19,7 @@ import { copyDatabase } from "./copy-database.js";
 
 /** Check that the volume is whole before anything is copied. */
 export function checkWhole(volume: DataVolume): void {
-  for (const [label, file] of [["database", volume.db], ["vector index", volume.vectors], ["key", volume.key]] as const) {
+  for (const [label, file] of [["database", sqliteFiles(volume).records], ["vector index", sqliteFiles(volume).vectors], ["key", volume.key]] as const) {
     if (!fs.existsSync(file)) {
       throw new LdsError("data_dir_invalid", `The ${label} ${file} does not exist: ${volume.root} is not an initialised data volume.`, {
         hint: `Check ${setting("dataDir")}; the server creates the volume on its first start.`,
@@ -29,7 +30,7 @@ export function checkWhole(volume: DataVolume): void {
 
 /** The second step: copy lds.db and the key, and refuse a key that is not lds.db's. */
 export async function copyDatabaseAndKey(volume: DataVolume, target: { records: string; key: string }): Promise<void> {
-  await copyDatabase(volume.db, target.records, false);
+  await copyDatabase(sqliteFiles(volume).records, target.records, false);
   try {
     fs.copyFileSync(volume.key, target.key);
     fs.chmodSync(target.key, 0o600);
@@ -45,8 +46,8 @@ function refuseForeignKey(dbFile: string, keyFile: string, volume: DataVolume): 
   try {
     const mismatch = keyMismatch(db, fs.readFileSync(keyFile));
     if (mismatch) {
-      throw new LdsError("key_missing", `${volume.key} is not the key ${volume.db} was sealed with (${mismatch}); no archive was written.`, {
-        hint: `Put back the secret.key that belongs to ${volume.db} (a pre-restore-* folder or an older archive holds it), then back up again.`,
+      throw new LdsError("key_missing", `${volume.key} is not the key ${sqliteFiles(volume).records} was sealed with (${mismatch}); no archive was written.`, {
+        hint: `Put back the secret.key that belongs to ${sqliteFiles(volume).records} (a pre-restore-* folder or an older archive holds it), then back up again.`,
       });
     }
   } finally {
