@@ -15,6 +15,11 @@ export interface Engine {
   /** The newest schema this engine's migrations reach: an archive of a newer one cannot be restored here. */
   readonly latestSchemaVersion: number;
 
+  /**
+   * The names of the volume's database files ("lds.db", "vectors.db"): an archive carries them under these names, in
+   * its db/ and vectors/ folders (archive/manifest.ts).
+   */
+  readonly fileNames: VolumeDatabases;
   /** The volume's database files (the records' and the vector index's), for what handles them as files. */
   files(volume: DataVolume): VolumeDatabases;
   /**

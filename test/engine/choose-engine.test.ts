@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ARCHIVE_FILES } from "../../src/archive/manifest.js";
 import { dataVolume } from "../../src/config/data-volume.js";
 import { chooseEngine, DEFAULT_ENGINE } from "../../src/engine/choose-engine.js";
 import { isLdsError } from "../../src/errors.js";
@@ -12,6 +13,11 @@ describe("the choice of a volume's engine", () => {
     expect(chooseEngine(volume).name).toBe("sqlite");
     expect(chooseEngine({ engine: "sqlite" })).toBe(chooseEngine(volume));
     expect(chooseEngine(volume).files(volume)).toEqual({ records: `${volume.root}/lds.db`, vectors: `${volume.root}/vectors.db` });
+  });
+
+  it("names the files an archive carries: the format writes them out, and they must stay the engine's", () => {
+    const { fileNames } = chooseEngine({ engine: DEFAULT_ENGINE });
+    expect([ARCHIVE_FILES.db, ARCHIVE_FILES.vectors]).toEqual([`db/${fileNames.records}`, `vectors/${fileNames.vectors}`]);
   });
 
   it("refuses an engine this LDS does not have, naming it and those it has", () => {

@@ -7,7 +7,7 @@ import { prepareRestoredDatabases } from "./prepare-restored-db.js";
 import { restoredView } from "./restored-view.js";
 import { checkWhole, copyDatabaseAndKey, describeSnapshot } from "./snapshot-volume.js";
 import { checkVirtualTablesInThread } from "./virtual-table-check.js";
-import { sqliteFiles, sqliteLiveFiles } from "./volume-files.js";
+import { SQLITE_FILE_NAMES, sqliteFiles, sqliteLiveFiles } from "./volume-files.js";
 
 /**
  * The SQLite engine: binds each operation of the contract to the module that does it. Its work is synchronous
@@ -17,6 +17,7 @@ import { sqliteFiles, sqliteLiveFiles } from "./volume-files.js";
 export const sqliteEngine: Engine = {
   name: "sqlite",
   latestSchemaVersion: LATEST_SCHEMA_VERSION,
+  fileNames: SQLITE_FILE_NAMES,
   files: sqliteFiles,
   liveFiles: sqliteLiveFiles,
   open: async (volume, options) => openDatabases(volume, options),
