@@ -40,7 +40,7 @@ export interface Engine {
   connect(volume: DataVolume, key: Buffer, embedder: Embedder): Promise<ConnectedDatabases>;
 
   /** Before a snapshot: the volume is whole (its databases and key exist), else data_dir_invalid. */
-  checkWhole(volume: DataVolume): void;
+  checkWhole(volume: DataVolume): Promise<void>;
   /**
    * The online snapshot's first step, on a thread of its own: copy the vector index to `target` while writers go
    * on, and hash the copy. `onPinned` is called once the copy's state is fixed, before its bytes are copied: the

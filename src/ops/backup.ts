@@ -170,7 +170,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
 async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal): Promise<Manifest> {
   const yieldToRequests = heavyWorkYieldsToRequests();
   const hash = (...rels: string[]) => hashFilesInThread(rels.map((rel) => path.join(staging, rel)), { yieldToRequests, signal });
-  layOutSnapshot(volume, staging);
+  await layOutSnapshot(volume, staging);
   let pinned!: () => void;
   const vectorsPinned = new Promise<void>((resolve) => (pinned = resolve));
   // Not stopped by the signal: terminating a thread inside SQLite's copy aborts the whole process (better-sqlite3

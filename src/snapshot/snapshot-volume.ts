@@ -12,15 +12,15 @@ import type { StagedSnapshot } from "../archive/write-archive.js";
  * step runs (ops/backup.ts); snapshotVolume runs them in order.
  */
 export async function snapshotVolume(volume: DataVolume, dir: string): Promise<StagedSnapshot> {
-  layOutSnapshot(volume, dir);
+  await layOutSnapshot(volume, dir);
   await chooseEngine(volume).snapshotVectors(volume, path.join(dir, ARCHIVE_FILES.vectors), { yieldToRequests: false, onPinned: () => {} });
   await copyRecordsAndKey(volume, dir);
   return { dir, ...(await describeSnapshot(volume, dir)) };
 }
 
 /** Check that the volume is whole and make the archive's folders in `dir`. */
-export function layOutSnapshot(volume: DataVolume, dir: string): void {
-  chooseEngine(volume).checkWhole(volume);
+export async function layOutSnapshot(volume: DataVolume, dir: string): Promise<void> {
+  await chooseEngine(volume).checkWhole(volume);
   for (const rel of Object.values(ARCHIVE_FILES)) fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true, mode: 0o700 });
 }
 

@@ -22,7 +22,7 @@ export const sqliteEngine: Engine = {
   liveFiles: sqliteLiveFiles,
   open: async (volume, options) => openDatabases(volume, options),
   connect: async (volume, key, embedder) => connectDatabases(volume, key, embedder),
-  checkWhole,
+  checkWhole: async (volume) => checkWhole(volume),
   snapshotVectors: (volume, target, options) => copyDatabaseInThread(sqliteFiles(volume).vectors, target, { needsVectorExtension: true, ...options }),
   snapshotRecords: (volume, target) => copyDatabaseAndKey(volume, target),
   describeSnapshot: async (records) => describeSnapshot(records),
