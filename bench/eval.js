@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate, METHODS, SETS } from "./lib/evaluate.js";
 import { openVolume } from "../dist/volume/open-volume.js";
+import { sqliteDatabaseOf } from "../dist/engine/sqlite/open-databases.js";
 import { collectDocuments } from "../dist/indexing/collect.js";
 import { parseDocuments } from "../dist/indexing/parse-documents.js";
 import { replaceLibrarySnippets } from "../dist/indexing/replace-snippets.js";
@@ -19,7 +20,7 @@ export async function runEval() {
   const reports = {};
   for (const [name, set] of Object.entries(SETS)) {
     const volumeDir = path.join(ROOT, "bench", ".work", `eval-volume-${name}`);
-    const report = await evaluate({ openVolume, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets }, ROOT, volumeDir, set);
+    const report = await evaluate({ openVolume, sqliteDatabaseOf, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets }, ROOT, volumeDir, set);
     reports[name] = report;
     console.log(`\nRetrieval quality, ${name} set (${report.questions} questions over fixtures/${set}, ${os.cpus().length} cpus)`);
     console.log("| ranking | hit@1 | hit@5 |\n|---|---|---|");

@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { openVolume } from "../dist/volume/open-volume.js";
+import { sqliteDatabaseOf } from "../dist/engine/sqlite/open-databases.js";
 
 const WORDS = Array.from({ length: 6000 }, (_, i) => (i * 2654435761 % 4294967296).toString(36).slice(0, 3 + (i % 7)));
 
@@ -33,8 +34,9 @@ export async function makeVolume(root, sizeGiB) {
   const stamp = `${sizeGiB} vectors-layout-2`;
   if (fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === stamp) return root;
   fs.rmSync(root, { recursive: true, force: true });
-  const volume = openVolume(root);
-  const { db, vectors } = volume;
+  const volume = await openVolume(root);
+  const { vectors } = volume;
+  const db = sqliteDatabaseOf(volume.store);
   const rand = mulberry32(42);
   const total = sizeGiB * 1024 ** 3;
   const dbTarget = total * 0.6;

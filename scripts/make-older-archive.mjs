@@ -7,8 +7,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { migrate } from "../dist/store/migrate.js";
-import { MIGRATIONS } from "../dist/store/migrations.js";
+import { migrate } from "../dist/engine/sqlite/migrate.js";
+import { MIGRATIONS } from "../dist/engine/sqlite/migrations.js";
 import { loadOrCreateKey } from "../dist/secrets/key-file.js";
 import { putSecret } from "../dist/store/secrets-table.js";
 import { loadVectorExtension } from "../dist/index/sqlite/vector-index.js";
@@ -22,7 +22,7 @@ const output = path.resolve(process.argv[2] ?? "fixtures/archives/lds-0.1.0-sche
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lds-fixture-"));
 const volume = dataVolume(root);
 
-const db = new Database(volume.db);
+const db = new Database(path.join(root, "lds.db"));
 db.pragma("journal_mode = WAL");
 migrate(db, MIGRATIONS, 2);
 const key = loadOrCreateKey(volume.key, false);
@@ -40,7 +40,7 @@ const texts = [
 ];
 const embedder = createHashingEmbedder();
 // 0.1.0's vector layout (1): one vec0 table without partitions, dimensions in vector_meta.
-const vectors = new Database(volume.vectors);
+const vectors = new Database(path.join(root, "vectors.db"));
 loadVectorExtension(vectors);
 vectors.exec(`CREATE TABLE vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   INSERT INTO vector_meta VALUES ('dimensions', '${embedder.dimensions}');
@@ -54,7 +54,7 @@ vectors.close();
 db.close();
 
 const staging = fs.mkdtempSync(path.join(root, "backup-staging-"));
-const snapshot = snapshotVolume(volume, staging);
+const snapshot = await snapshotVolume(volume, staging);
 await writeManifest(snapshot, new Date("2026-10-01T12:00:00Z"), "0.1.0");
 fs.mkdirSync(path.dirname(output), { recursive: true });
 await pipeline(archiveStream(staging, false), fs.createWriteStream(output, { mode: 0o600 }));

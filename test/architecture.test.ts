@@ -39,6 +39,6 @@ describe("the architecture of src/", () => {
     expect(deps("index/sqlite/knn-worker.ts")).toContain("module-url index/sqlite/knn-worker-entry.ts");
     expect(deps("cli/main.ts")).toContain("dynamic-import cli/commands/serve.ts");
     expect(deps("ops/backup.ts")).toContain("dynamic-import archive/age-seal.ts");
-    expect(tablesCreatedIn(facts.find((f) => f.file === "store/migrations.ts"))).toEqual(expect.arrayContaining(["libraries", "snippets", "snippets_fts", "jobs", "secrets", "audit_log"]));
+    expect(tablesCreatedIn(facts.find((f) => f.file === "engine/sqlite/migrations.ts"))).toEqual(expect.arrayContaining(["libraries", "snippets", "snippets_fts", "jobs", "secrets", "audit_log"]));
   });
 });

@@ -14,18 +14,19 @@ export const SETS = { tuning: "docs", heldOut: "docs-heldout" };
  * k snippets.
  */
 export async function evaluate(modules, root, volumeDir, set = SETS.tuning) {
-  const { openVolume, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets } = modules;
+  const { openVolume, sqliteDatabaseOf, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets } = modules;
   const docs = path.join(root, "fixtures", set);
   const { questions } = JSON.parse(fs.readFileSync(path.join(docs, "eval.json"), "utf8"));
   fs.rmSync(volumeDir, { recursive: true, force: true });
-  const volume = openVolume(volumeDir);
+  const volume = await openVolume(volumeDir);
+  const db = sqliteDatabaseOf(volume.store);
   try {
     for (const name of fs.readdirSync(docs).filter((n) => fs.statSync(path.join(docs, n)).isDirectory())) {
       const dir = path.join(docs, name);
-      volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, ?, 'git', 'finalized')").run(`/eval/${name}`, name);
+      db.prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, ?, 'git', 'finalized')").run(`/eval/${name}`, name);
       await replaceLibrarySnippets(volume, `/eval/${name}`, parseDocuments(dir, collectDocuments(dir)));
     }
-    const sourceOf = volume.db.prepare("SELECT source_path FROM snippets WHERE id = ?").pluck();
+    const sourceOf = db.prepare("SELECT source_path FROM snippets WHERE id = ?").pluck();
     const results = {};
     const misses = {};
     for (const method of METHODS) {

@@ -1,6 +1,6 @@
 import semver from "semver";
-import { LATEST_SCHEMA_VERSION } from "../store/migrations.js";
 import { APP_VERSION } from "../version.js";
+import { archiveEngine } from "./check-snapshot.js";
 import type { Manifest } from "./manifest.js";
 
 export interface Compatibility {
@@ -16,10 +16,11 @@ export function compatibility(manifest: Manifest): Compatibility {
   if (semver.gt(manifest.appVersion, APP_VERSION)) {
     return refuse(`it was made by LDS ${manifest.appVersion}, newer than this LDS ${APP_VERSION}`);
   }
-  if (manifest.schemaVersion > LATEST_SCHEMA_VERSION) {
-    return refuse(`its database has schema version ${manifest.schemaVersion}; this LDS knows up to ${LATEST_SCHEMA_VERSION}`);
+  const latest = archiveEngine().latestSchemaVersion;
+  if (manifest.schemaVersion > latest) {
+    return refuse(`its database has schema version ${manifest.schemaVersion}; this LDS knows up to ${latest}`);
   }
-  return { restorable: true, reason: null, needsMigration: manifest.schemaVersion < LATEST_SCHEMA_VERSION };
+  return { restorable: true, reason: null, needsMigration: manifest.schemaVersion < latest };
 }
 
 function refuse(reason: string): Compatibility {

@@ -12,7 +12,11 @@ export const MANIFEST_PATH = "manifest.json";
 /** A manifest larger than this is refused before it is parsed: it cannot be ours (1 MiB holds ~5,000 libraries). */
 export const MANIFEST_MAX_BYTES = 8 * 1024 * 1024;
 
-/** The only files an archive may hold besides the manifest, and where each goes. */
+/**
+ * The only files an archive may hold besides the manifest, and where each goes. The databases' names are the SQLite
+ * engine's (Engine.fileNames), written out here: this module is loaded by threads (archive-bytes-entry.ts) that
+ * must not load an engine, and the format fixes them (formats 1 and 2 carry SQLite's files).
+ */
 export const ARCHIVE_FILES = {
   db: "db/lds.db",
   vectors: "vectors/vectors.db",

@@ -31,7 +31,7 @@ export async function withVolume<T>(dataDir: string | undefined, use: (volume: O
   try {
     for (const line of entry.recovered) process.stderr.write(`lds: ${line}\n`);
     // The same embedder as the server (LDS_EMBEDDINGS_*), so that both write comparable vectors.
-    const volume = openVolume(root, embedderFor(embeddingSettingsFromEnv(process.env)));
+    const volume = await openVolume(root, embedderFor(embeddingSettingsFromEnv(process.env)));
     try {
       if (needs.vectors && volume.index.stale) {
         refuseForeignEmbedder(volume);

@@ -3,8 +3,11 @@ import path from "node:path";
 /** Where every file of the data volume lives (docs/data-volume.md describes each one). */
 export interface DataVolume {
   root: string;
-  db: string;
-  vectors: string;
+  /**
+   * The database engine that serves the volume (engine/choose-engine.ts), from its parsed settings. Its databases'
+   * files are the engine's to name (`Engine.files`).
+   */
+  engine: string;
   key: string;
   /** A new key being put in place by a key rotation (ops/rotate-key.ts); finished or dropped when the volume opens. */
   keyNext: string;
@@ -24,12 +27,14 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv)
   return path.resolve(flag || env.LDS_DATA_DIR || DEFAULT_DATA_DIR);
 }
 
-export function dataVolume(root: string): DataVolume {
+/** Today's only engine; a volume whose settings name none uses it. */
+export const DEFAULT_ENGINE = "sqlite";
+
+export function dataVolume(root: string, settings: { engine?: string } = {}): DataVolume {
   const at = (name: string) => path.join(root, name);
   return {
     root,
-    db: at("lds.db"),
-    vectors: at("vectors.db"),
+    engine: settings.engine ?? DEFAULT_ENGINE,
     key: at("secret.key"),
     keyNext: at("secret.key.new"),
     serverLock: at("server.lock"),
@@ -39,12 +44,6 @@ export function dataVolume(root: string): DataVolume {
     restoreJournal: at("restore-journal.json"),
     users: at("volume-users"),
   };
-}
-
-/** The live files a restore replaces, SQLite side files included (their loss would drop committed data). */
-export function liveFiles(volume: DataVolume): string[] {
-  const withSideFiles = (db: string) => [db, `${db}-wal`, `${db}-shm`];
-  return [...withSideFiles(volume.db), ...withSideFiles(volume.vectors), volume.key];
 }
 
 /** A UTC timestamp that sorts by time and is safe in file names: 20261121T151441Z. */

@@ -15,7 +15,7 @@ import type { ArchiveEncryption } from "../archive/age.js";
 import { keyInClearWarning, type ArchiveWarning } from "../archive/archive-warnings.js";
 import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
 import { layOutSnapshot } from "../snapshot/snapshot-volume.js";
-import { copyDatabaseInThread } from "../snapshot/copy-database-thread.js";
+import { chooseEngine } from "../engine/choose-engine.js";
 import type { HeldLock } from "../volume/lock-file.js";
 import { lockBackup } from "../volume/volume-locks.js";
 import { assertKeep, prune } from "./retention.js";
@@ -82,7 +82,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
       seal = await import("../archive/age-seal.js");
       if ("recipients" in options.encryption) seal.checkRecipients(options.encryption.recipients);
     }
-    if (!fs.existsSync(volume.root)) throw noDatabase(volume.root);
+    if (!fs.existsSync(volume.root)) throw noDatabase(volume);
     // Registered as a user of the volume: a restore cannot swap files under the snapshot (issue 11, item 6).
     entry = enterVolume(volume.root, "backup");
   } catch (err) {
@@ -91,7 +91,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   }
   let lock: HeldLock;
   try {
-    if (!fs.existsSync(volume.db)) throw noDatabase(volume.root);
+    if (!fs.existsSync(chooseEngine(volume).files(volume).records)) throw noDatabase(volume);
     lock = options.lock ?? lockBackup(volume);
   } catch (err) {
     entry.leave();
@@ -170,24 +170,23 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
 async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal): Promise<Manifest> {
   const yieldToRequests = heavyWorkYieldsToRequests();
   const hash = (...rels: string[]) => hashFilesInThread(rels.map((rel) => path.join(staging, rel)), { yieldToRequests, signal });
-  layOutSnapshot(volume, staging);
+  await layOutSnapshot(volume, staging);
   let pinned!: () => void;
   const vectorsPinned = new Promise<void>((resolve) => (pinned = resolve));
   // Not stopped by the signal: terminating a thread inside SQLite's copy aborts the whole process (better-sqlite3
   // throws into a dying isolate: "FATAL ERROR: v8::ToLocalChecked"). A failed or interrupted backup waits for it.
-  const vectorsCopied = copyDatabaseInThread(volume.vectors, path.join(staging, ARCHIVE_FILES.vectors), {
-    needsVectorExtension: true,
+  const vectorsCopied = chooseEngine(volume).snapshotVectors(volume, path.join(staging, ARCHIVE_FILES.vectors), {
     yieldToRequests,
     onPinned: pinned,
   });
   try {
     vectorsCopied.catch(() => {}); // awaited below; a step that fails first must not leave it unhandled
     await Promise.race([vectorsPinned, vectorsCopied]);
-    await runHeavy("copyDatabaseAndKey", volume, staging);
+    await runHeavy("copyRecordsAndKey", volume, staging);
     throwIfAborted(signal);
     const restHashed = hash(ARCHIVE_FILES.db, ARCHIVE_FILES.key);
     restHashed.catch(() => {});
-    const description = await runHeavy("describeSnapshot", path.join(staging, ARCHIVE_FILES.db));
+    const description = await runHeavy("describeSnapshot", volume, staging);
     const hashed = [await vectorsCopied, ...(await restHashed)];
     throwIfAborted(signal);
     // In archive order, as the manifest lists them.
@@ -261,8 +260,8 @@ function throwIfAborted(signal?: AbortSignal): void {
 }
 
 
-function noDatabase(root: string): LdsError {
-  return new LdsError("data_dir_invalid", `${root} holds no LDS database (lds.db).`, {
+function noDatabase(volume: DataVolume): LdsError {
+  return new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(chooseEngine(volume).files(volume).records)}).`, {
     hint: `Point ${setting("dataDir")} at the server's data volume.`,
   });
 }

@@ -1,6 +1,10 @@
 import { checkExtractedSnapshot } from "../archive/check-snapshot.js";
-import { copyDatabaseAndKey, describeSnapshot, snapshotVolume } from "../snapshot/snapshot-volume.js";
+import { copyRecordsAndKey, describeSnapshot, snapshotVolume } from "../snapshot/snapshot-volume.js";
 
-/** SQLite work (snapshots, their description, checks) that may run in a worker thread (see heavy-work.ts): called by name, inline or there. */
-export const HEAVY_TASKS = { snapshotVolume, copyDatabaseAndKey, describeSnapshot, checkExtractedSnapshot };
+/**
+ * Engine work that may block its thread for seconds (the SQLite engine's snapshots, their description, checks) and
+ * so may run in a worker thread (see heavy-work.ts): called by name, inline or there. Each task picks the engine
+ * from its arguments (the volume's settings, or the archive's format).
+ */
+export const HEAVY_TASKS = { snapshotVolume, copyRecordsAndKey, describeSnapshot, checkExtractedSnapshot };
 export type HeavyTask = keyof typeof HEAVY_TASKS;

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { dataVolume } from "../config/data-volume.js";
+import { chooseEngine } from "../engine/choose-engine.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { exists } from "../util/files.js";
@@ -24,8 +25,9 @@ export interface IndexRebuilt {
  */
 export async function rebuildIndex(dataDir: string, embedder: Embedder, onProgress?: (done: number, total: number) => void): Promise<IndexRebuilt> {
   const volume = dataVolume(dataDir);
-  if (!exists(volume.db)) {
-    throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(volume.db)}): there is nothing to rebuild the index from.`, {
+  const records = chooseEngine(volume).files(volume).records;
+  if (!exists(records)) {
+    throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(records)}): there is nothing to rebuild the index from.`, {
       hint: `Point ${setting("dataDir")} at the server's data volume.`,
     });
   }
@@ -33,7 +35,7 @@ export async function rebuildIndex(dataDir: string, embedder: Embedder, onProgre
   const lock = lockVolumeExclusive(volume, "index rebuild");
   refuseWhileInUse(volume, lock);
   try {
-    const opened = openVolume(volume.root, embedder);
+    const opened = await openVolume(volume.root, embedder);
     try {
       refuseForeignEmbedder(opened.index.builtBy, embedder.id);
       const snippets = await rebuildVectors(opened, onProgress, undefined, { force: true, words: true });

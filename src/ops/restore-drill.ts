@@ -6,9 +6,6 @@ import type { Manifest } from "../archive/manifest.js";
 import type { Destination } from "../destinations/destination.js";
 import { archiveDamaged } from "../archive/manifest.js";
 import { unseal } from "../secrets/seal.js";
-import { answer } from "../snapshot/canaries.js";
-import { checkFullTextIndex, servedSnippetIdPages, snippetCountsOfSnapshot } from "../store/manifest-view.js";
-import { sealedSecrets } from "../store/secrets-table.js";
 import { openVolume } from "../volume/open-volume.js";
 import { restore } from "./restore.js";
 
@@ -37,18 +34,19 @@ export async function restoreDrill(archive: string, options: { remote?: { destin
     const restored = await restore({ dataDir: work, archive, download: options.remote, keys: options.keys, signal: options.signal, confirm: async () => true });
     const { manifest } = restored;
     const checks: DrillResult["checks"] = [{ part: "restore", ok: true, detail: `restored into a temporary volume as lds-restore would (${manifest.files.length} files, checksums and integrity verified)` }];
-    const volume = openVolume(work);
+    const volume = await openVolume(work);
     try {
       checks.push({ part: "open", ok: true, detail: "opened as the server opens it: migrations applied, the key is the one the database was sealed with" });
-      const { db, key } = volume;
+      const { key } = volume;
+      const restoredView = volume.engine.restoredView(volume);
       try {
-        checkFullTextIndex(db);
+        await restoredView.checkFullTextIndex();
       } catch (err) {
         throw drillFailed(`the full-text index disagrees with the snippets (${(err as Error).message})`);
       }
-      checks.push({ part: "full-text index", ok: true, detail: "FTS5 integrity-check passed" });
+      checks.push({ part: "full-text index", ok: true, detail: `${volume.engine.fullTextIndexName} integrity-check passed` });
 
-      const counts = snippetCountsOfSnapshot(db);
+      const counts = await restoredView.snippetCounts();
       for (const library of manifest.libraries) {
         const found = counts.get(library.id) ?? 0;
         if (found !== library.snippets) throw drillFailed(`${library.id} holds ${found} snippets, the manifest recorded ${library.snippets} at backup time`);
@@ -59,7 +57,7 @@ export async function restoreDrill(archive: string, options: { remote?: { destin
         // Every snippet a reader can be served has its vector. Batches being written or deleted (schema 11) and
         // libraries being indexed at backup time may differ between the two copies by design: not compared.
         let served = 0;
-        for (const ids of servedSnippetIdPages(db, new Set(manifest.partial))) {
+        for await (const ids of restoredView.servedSnippetIdPages(new Set(manifest.partial))) {
           const lacking = await volume.index.firstWithoutVector(ids);
           if (lacking !== undefined) throw drillFailed(`snippet ${lacking} has no vector in the vector index`);
           served += ids.length;
@@ -69,7 +67,7 @@ export async function restoreDrill(archive: string, options: { remote?: { destin
         checks.push({ part: "vector index", ok: true, detail: "from another embedder or layout: rebuilt from the snippets at the first start (not compared)" });
       }
 
-      const secrets = sealedSecrets(db);
+      const secrets = await restoredView.sealedSecrets();
       for (const secret of secrets) {
         try {
           unseal(key, secret.sealed, secret.name);
@@ -81,7 +79,7 @@ export async function restoreDrill(archive: string, options: { remote?: { destin
 
       const canaries = manifest.canaries ?? [];
       for (const canary of canaries) {
-        const now = answer(db, canary.libraryId, canary.query) ?? [];
+        const now = (await restoredView.canaryAnswer(canary.libraryId, canary.query)) ?? [];
         if (now.join(",") !== canary.top.join(",")) {
           throw drillFailed(`the canary query "${canary.query.slice(0, 80)}" of ${canary.libraryId} answers snippets ${now.join(", ") || "none"}, at backup time ${canary.top.join(", ") || "none"}`);
         }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { liveFiles, type DataVolume } from "../config/data-volume.js";
+import type { DataVolume } from "../config/data-volume.js";
+import { chooseEngine } from "../engine/choose-engine.js";
 import { LdsError } from "../errors.js";
 import { ARCHIVE_FILES } from "../archive/manifest.js";
 import { exists, fsyncDirectory, writeFileAtomic } from "../util/files.js";
@@ -27,9 +28,10 @@ export const RESTORE_WORK_PREFIX = "restore-work-";
 
 /** Where each file of the archive goes in the data volume. */
 export function restoreTargets(volume: DataVolume): Array<[string, string]> {
+  const databases = chooseEngine(volume).files(volume);
   return [
-    [ARCHIVE_FILES.db, volume.db],
-    [ARCHIVE_FILES.vectors, volume.vectors],
+    [ARCHIVE_FILES.db, databases.records],
+    [ARCHIVE_FILES.vectors, databases.vectors],
     [ARCHIVE_FILES.key, volume.key],
   ];
 }
@@ -68,7 +70,7 @@ export function completeRestore(volume: DataVolume, journal: RestoreJournal): vo
       });
     }
     fs.mkdirSync(journal.preRestoreDir, { recursive: true, mode: 0o700 });
-    for (const file of liveFiles(volume)) {
+    for (const file of chooseEngine(volume).liveFiles(volume)) {
       if (exists(file)) fs.renameSync(file, freeName(path.join(journal.preRestoreDir, path.basename(file))));
       failpoint("restore-moving-out");
     }

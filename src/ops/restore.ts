@@ -13,7 +13,8 @@ import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js
 import { openArchiveFile } from "./archive-file.js";
 import { NO_KEYS, openArchive, type ArchiveKeys } from "../archive/age.js";
 import { ensureDirectory } from "../volume/open-volume.js";
-import { prepareRestoredDatabases } from "./prepare-restored-db.js";
+import { archiveEngine } from "../archive/check-snapshot.js";
+import { chooseEngine } from "../engine/choose-engine.js";
 import {
   RESTORE_WORK_PREFIX,
   completeRestore,
@@ -82,13 +83,13 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
 
     let requeued: string[];
     try {
-      requeued = prepareRestoredDatabases(path.join(work, ARCHIVE_FILES.db), path.join(work, ARCHIVE_FILES.vectors), manifest.partial);
+      requeued = await archiveEngine().prepareRestored({ records: path.join(work, ARCHIVE_FILES.db), vectors: path.join(work, ARCHIVE_FILES.vectors) }, manifest.partial);
       // Before the point of no return, everything staged must be on disk: files, their folders, the work folder.
       syncStaged(work);
     } catch (err) {
       throw fromSystemError(err, "the restored databases (nothing was replaced)");
     }
-    const hadData = [volume.db, volume.vectors, volume.key].some(exists);
+    const hadData = [...Object.values(chooseEngine(volume).files(volume)), volume.key].some(exists);
     const journal: RestoreJournal = {
       version: 1,
       phase: "prepared",

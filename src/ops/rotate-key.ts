@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import { dataVolume, fileTimestamp } from "../config/data-volume.js";
+import { chooseEngine } from "../engine/choose-engine.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { setting } from "../hints.js";
 import { keyFingerprint } from "../secrets/key-file.js";
@@ -26,13 +28,14 @@ export interface KeyRotation {
  */
 export async function rotateKey(dataDir: string): Promise<KeyRotation> {
   const volume = dataVolume(dataDir);
-  if (!exists(volume.db)) {
-    throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (lds.db).`, { hint: `Point ${setting("dataDir")} at the server's data volume.` });
+  const records = chooseEngine(volume).files(volume).records;
+  if (!exists(records)) {
+    throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(records)}).`, { hint: `Point ${setting("dataDir")} at the server's data volume.` });
   }
   const lock = lockVolumeExclusive(volume, "key rotation");
   refuseWhileInUse(volume, lock);
   try {
-    const opened = openVolume(volume.root);
+    const opened = await openVolume(volume.root);
     try {
       const newKey = randomBytes(32);
       try {

@@ -1,8 +1,7 @@
 import type { Readable } from "node:stream";
-import type { CheckResult } from "../archive/check-snapshot.js";
+import { archiveEngine, type CheckResult } from "../archive/check-snapshot.js";
 import { ARCHIVE_FILES, type Manifest, type ManifestFile } from "../archive/manifest.js";
 import { readArchive, type ReadArchiveOptions } from "../archive/read-archive.js";
-import { checkVirtualTablesInThread } from "../archive/virtual-table-check.js";
 import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
 
 /** readArchive into `options.extractTo`, then every check of what it extracted (overlapped as SnapshotChecks says). */
@@ -31,7 +30,7 @@ class SnapshotChecks {
   /** For readArchive's onFileVerified. */
   readonly fileVerified = (file: ManifestFile, extractedTo: string): void => {
     if (file.path !== ARCHIVE_FILES.db) return;
-    this.virtualTables = checkVirtualTablesInThread(extractedTo, file.path, { yieldToRequests: heavyWorkYieldsToRequests(), signal: this.stopper.signal });
+    this.virtualTables = archiveEngine().checkSearchIndexCopy({ file: extractedTo, name: file.path }, { yieldToRequests: heavyWorkYieldsToRequests(), signal: this.stopper.signal });
     // Awaited in results(); a failure before then must not count as unhandled.
     this.virtualTables.catch(() => {});
   };

@@ -63,7 +63,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   resources.defer(() => lock.release());
   try {
     const restored = await finishRestores(volume, lock, logger);
-    const opened = openVolume(volume.root, embedderFor(settings.embeddings), { mappedReads: true });
+    const opened = await openVolume(volume.root, embedderFor(settings.embeddings), { mappedReads: true });
     resources.defer(() => opened.close());
     // Snippet batches left unfinished by a process that is gone (a crash, or an archive taken mid-ingestion) are
     // finished by nobody: retired, to be deleted, unless a command that may be writing one is still running.

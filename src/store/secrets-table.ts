@@ -1,7 +1,9 @@
 import type Database from "better-sqlite3";
 import { seal, unseal } from "../secrets/seal.js";
 import { setSetting } from "./settings.js";
-import { FINGERPRINT_SETTING } from "./key-match.js";
+
+/** Where lds.db records the fingerprint of the key it was sealed with (settings table). */
+export const FINGERPRINT_SETTING = "secret_key.fingerprint";
 
 /** Sealed secrets by name. The name is bound into the seal, so a value cannot be moved to another name. */
 export function putSecret(db: Database.Database, key: Buffer, name: string, value: string): void {

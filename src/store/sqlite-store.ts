@@ -10,7 +10,7 @@ import * as libraries from "./libraries.js";
 import { libraryRedirect } from "./library-redirects.js";
 import * as oauth from "./oauth.js";
 import * as versions from "./library-versions.js";
-import { schemaVersion } from "./migrate.js";
+import { schemaVersion } from "./schema-version.js";
 import * as secrets from "./secrets-table.js";
 import * as settings from "./settings.js";
 import * as snippets from "./snippets.js";

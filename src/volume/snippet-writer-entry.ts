@@ -1,30 +1,24 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { chooseEngine } from "../engine/choose-engine.js";
 import { fromSystemError, isDiskFull } from "../errors.js";
-import { openStore } from "../store/open-store.js";
-import { createSqliteStore } from "../store/sqlite-store.js";
 import { errorForThread } from "../util/worker-answer.js";
-import { createSqliteSearchIndex } from "../index/sqlite/sqlite-search-index.js";
-import { openVectorIndex } from "../index/sqlite/vector-index.js";
+import type { Embedder } from "../vectors/embedder.js";
 import { inlineSnippetWriter, type SnippetWriter } from "./snippet-writer.js";
 import type { WriterRequest, WriterStart } from "./snippet-writer-thread.js";
 
-// The thread side of the snippet writer: connections of its own to both databases (lds.db already migrated by the
-// server that started it), and each request written in turn, in the order posted.
-const { dbFile, vectorsFile, key, embedder } = workerData as WriterStart;
-// Mapped like the server's own connections: the full-text index's upkeep reads many pages (without: each ingestion
-// chunk took several milliseconds longer here).
-const db = openStore(dbFile, { migrate: false, mappedReads: true });
-const vectors = openVectorIndex(vectorsFile, embedder, { mappedReads: true });
-// The server's checkpoint thread checkpoints both files (store/checkpointer.ts): a checkpoint inside these commits
-// would add its fsync to every chunk's write.
-for (const connection of [db, vectors.db]) connection.pragma("wal_autocheckpoint = 0");
-const index = createSqliteSearchIndex(db, vectors, { store: dbFile, vectors: vectorsFile });
-const writer: SnippetWriter = inlineSnippetWriter(createSqliteStore(db, Buffer.from(key)), index);
+// The thread side of the snippet writer: connections of its own to the volume's databases, from its engine (already
+// migrated by the server that started it, and checkpointed by the server's checkpoint thread), and each request
+// written in turn, in the order posted.
+const { volume, key, embedder } = workerData as WriterStart;
+// The embedder's id and dimensions are what the vector index checks; this thread never embeds. Requests posted
+// meanwhile wait in the port until the listener below is attached; a failure to connect ends the thread (the
+// server's writes then fall back to its own connections).
+const connected = await chooseEngine(volume).connect(volume, Buffer.from(key), embedder as Embedder);
+const writer: SnippetWriter = inlineSnippetWriter(connected.store, connected.index);
 
 parentPort!.on("message", async (request: WriterRequest | "stop") => {
   if (request === "stop") {
-    vectors.close();
-    db.close();
+    connected.close();
     parentPort!.close();
     return;
   }

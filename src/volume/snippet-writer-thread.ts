@@ -9,10 +9,9 @@ import { inlineSnippetWriter, type BatchTarget, type SnippetWriter } from "./sni
 
 const ENTRY = builtModule(import.meta.url, "./snippet-writer-entry.js");
 
-/** What the thread opens: the volume's two databases, with the key and embedder the server opened them with. */
+/** What the thread opens: the volume's databases (through its engine), with the key and embedder the server opened them with. */
 export interface WriterStart {
-  dbFile: string;
-  vectorsFile: string;
+  volume: DataVolume;
   key: Uint8Array;
   embedder: { id: string; dimensions: number };
 }
@@ -34,11 +33,11 @@ export interface SnippetWriterThread extends SnippetWriter {
  * made on the event loop again through `fallback`'s connections, as before the thread existed.
  */
 export function startSnippetWriterThread(
-  paths: Pick<DataVolume, "db" | "vectors">,
+  volume: DataVolume,
   opened: { store: Store; index: SearchIndex; key: Buffer; embedder: { id: string; dimensions: number } },
   onFailure: (err: Error) => void,
 ): SnippetWriterThread {
-  const start: WriterStart = { dbFile: paths.db, vectorsFile: paths.vectors, key: new Uint8Array(opened.key), embedder: { id: opened.embedder.id, dimensions: opened.embedder.dimensions } };
+  const start: WriterStart = { volume, key: new Uint8Array(opened.key), embedder: { id: opened.embedder.id, dimensions: opened.embedder.dimensions } };
   const worker = new Worker(ENTRY, { workerData: start });
   const fallback = inlineSnippetWriter(opened.store, opened.index);
   /** Requests posted and not answered yet, with the promise their caller holds (close() waits for them). */

@@ -8,7 +8,7 @@ import { freePort } from "../helpers/s3-server.js";
 import { ADMIN, eventually, serverPid, startServer, type TestServer } from "../helpers/server.js";
 import { tempDirForFile } from "../helpers/temp.js";
 import { addBallast, libraryIds, seedVolume } from "../helpers/volume.js";
-import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { LATEST_SCHEMA_VERSION } from "../../src/engine/sqlite/migrations.js";
 
 let browser: Browser;
 let server: TestServer;

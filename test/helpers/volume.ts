@@ -6,6 +6,7 @@ import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { putSecret } from "../../src/store/secrets-table.js";
 import type { SqliteSearchIndex } from "../../src/index/sqlite/sqlite-search-index.js";
 import { partitionOf, type VectorIndex } from "../../src/index/sqlite/vector-index.js";
+import { dbOf } from "./sqlite-db.js";
 
 /** The SQLite search index's vector table, for tests that look inside it. */
 export const vectorsOf = (volume: OpenVolume): VectorIndex => (volume.index as SqliteSearchIndex).vectors;
@@ -19,10 +20,11 @@ export interface SeedOptions {
 
 /** Create a data volume with libraries, snippets, vectors and a sealed secret, as a server would have written. */
 export async function seedVolume(root: string, options: SeedOptions = {}): Promise<void> {
-  const volume = openVolume(root);
+  const volume = await openVolume(root);
   try {
-    const { db, embedder, key } = volume;
+    const { embedder, key } = volume;
     const vectors = vectorsOf(volume);
+    const db = dbOf(volume);
     db.prepare("INSERT INTO teams (name, plan) VALUES ('seed-team', 'pro')").run();
     if (options.secret) putSecret(db, key, "team:1:git-token", options.secret);
     const libraries = options.libraries ?? [{ id: "/acme/widgets" }, { id: "/acme/gadgets" }];

@@ -8,6 +8,7 @@ import { LdsError } from "../../src/errors.js";
 import { rankSnippets } from "../../src/search/rank-snippets.js";
 import { tempDir } from "../helpers/temp.js";
 import { vectorsOf } from "../helpers/volume.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 /** A cheap embedder: these tests are about the swap, not the vectors. */
 const tiny: Embedder = { id: "test-4", dimensions: 4, embed: async (texts) => texts.map(() => new Float32Array([1, 0, 0, 0])) };
@@ -16,10 +17,10 @@ const snippets = (n: number, tag: string): Snippet[] => Array.from({ length: n }
 
 function withVolume(test: (volume: OpenVolume, count: (sql: string) => number) => Promise<void>) {
   return async () => {
-    const volume = openVolume(tempDir(), tiny);
+    const volume = await openVolume(tempDir(), tiny);
     try {
-      volume.db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/big/lib', 'big', 'git'), ('/other/lib', 'other', 'git')").run();
-      await test(volume, (sql) => volume.db.prepare(sql).pluck().get() as number);
+      dbOf(volume).prepare("INSERT INTO libraries (id, title, source) VALUES ('/big/lib', 'big', 'git'), ('/other/lib', 'other', 'git')").run();
+      await test(volume, (sql) => dbOf(volume).prepare(sql).pluck().get() as number);
     } finally {
       volume.close();
     }
@@ -127,7 +128,7 @@ describe("replacing a library's snippets (snippet batches)", () => {
     "takes over rows from before snippet batches (schema 10) and a batch left unfinished by a crash",
     withVolume(async (volume, count) => {
       // Rows written as schema 10 wrote them: batch 0, no batch record; they are served.
-      volume.db.prepare("INSERT INTO snippets (library_id, kind, title, content) VALUES ('/big/lib', 'info', 'legacy', 'legacy content')").run();
+      dbOf(volume).prepare("INSERT INTO snippets (library_id, kind, title, content) VALUES ('/big/lib', 'info', 'legacy', 'legacy content')").run();
       expect(await volume.store.snippets.count("/big/lib")).toBe(1);
       // A crashed ingestion: its batch is still 'writing', its rows unseen.
       const crashed = await volume.store.snippets.openBatch("/big/lib", "");

@@ -3,13 +3,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import Database from "better-sqlite3";
-import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { LATEST_SCHEMA_VERSION } from "../../src/engine/sqlite/migrations.js";
 import { describe, expect, it } from "vitest";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { getSecret } from "../../src/store/secrets-table.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { vectorsOf, seedVolume } from "../helpers/volume.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 describe("lds backup", () => {
   it("writes one archive that GNU tar lists, sqlite3 opens, verify passes and restore brings back", async () => {
@@ -50,11 +51,11 @@ describe("lds backup", () => {
     const target = tempDir();
     const restored = await runCli("restore", [archive, "--data-dir", target, "--yes"]);
     expect(restored.exitCode, restored.stderr).toBe(0);
-    const volume = openVolume(target);
-    expect(getSecret(volume.db, volume.key, "team:1:git-token")).toBe("ghp_secret-token-123");
-    expect(volume.db.prepare("SELECT count(*) FROM snippets").pluck().get()).toBe(6);
+    const volume = await openVolume(target);
+    expect(getSecret(dbOf(volume), volume.key, "team:1:git-token")).toBe("ghp_secret-token-123");
+    expect(dbOf(volume).prepare("SELECT count(*) FROM snippets").pluck().get()).toBe(6);
     expect(vectorsOf(volume).count()).toBe(6);
-    expect(volume.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(dbOf(volume).pragma("journal_mode", { simple: true })).toBe("wal");
     volume.close();
   });
 

@@ -10,7 +10,7 @@ describe("a connected git account's token after a host refused it", () => {
   it("is not renewed, and the grant stays connected, when the grant has no refresh token", async () => {
     // GitHub's OAuth apps hand out tokens without refresh tokens; a 403 from a git host may only mean that the account
     // may not read that repository, so the refusal must stand without marking the grant revoked.
-    volume = openVolume(tempDir("lds-git-connection-"));
+    volume = await openVolume(tempDir("lds-git-connection-"));
     const { store } = volume;
     const team = await store.teams.create("docs", "enterprise");
     const grantId = await store.oauth.saveGrant({

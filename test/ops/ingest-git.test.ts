@@ -12,6 +12,7 @@ import { startGitServer } from "../helpers/git-server.js";
 import { tempDir } from "../helpers/temp.js";
 import { startTlsProxy } from "../helpers/tls-proxy.js";
 import { vectorsOf } from "../helpers/volume.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 const TOKEN = "ghp_test-token-9f8e7d6c5b4a";
 let git: Awaited<ReturnType<typeof startGitServer>>;
@@ -77,23 +78,23 @@ describe("git repositories", () => {
   it("indexes a repository, skips an unchanged one, and replaces every snippet and vector when it changes", async () => {
     const repo = await git.createRepo("public", "acme", "widgets", DOCS);
     const root = tempDir();
-    const volume = openVolume(root);
+    const volume = await openVolume(root);
     try {
       const first = await ingest(volume, repo.url);
       expect(first).toMatchObject({ libraryId: "/acme/widgets", branch: "main", unchanged: false });
-      const rows = () => volume.db.prepare("SELECT id, kind, title, content FROM snippets WHERE library_id = '/acme/widgets' ORDER BY id").all() as Array<{ id: number; kind: string; title: string; content: string }>;
+      const rows = () => dbOf(volume).prepare("SELECT id, kind, title, content FROM snippets WHERE library_id = '/acme/widgets' ORDER BY id").all() as Array<{ id: number; kind: string; title: string; content: string }>;
       expect(rows().filter((r) => r.kind === "code").map((r) => r.content)).toEqual(["npm install widgets", "new Widget({ size: 2 })"]);
       expect(rows().some((r) => r.content.includes("not documentation"))).toBe(false);
       expect(first.snippets).toBe(rows().length);
       expect(vectorsOf(volume).count()).toBe(rows().length);
-      expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
-      expect(volume.db.prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'widget'").pluck().get()).toBeGreaterThan(0);
+      expect(dbOf(volume).prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
+      expect(dbOf(volume).prepare("SELECT count(*) FROM snippets_fts WHERE snippets_fts MATCH 'widget'").pluck().get()).toBeGreaterThan(0);
 
       // A re-submission marks the library queued; finding the commit unchanged must finish it, not leave it queued.
-      volume.db.prepare("UPDATE libraries SET state = 'queued' WHERE id = '/acme/widgets'").run();
+      dbOf(volume).prepare("UPDATE libraries SET state = 'queued' WHERE id = '/acme/widgets'").run();
       const again = await ingest(volume, repo.url);
       expect(again).toMatchObject({ unchanged: true, commit: first.commit });
-      expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
+      expect(dbOf(volume).prepare("SELECT state FROM libraries WHERE id = '/acme/widgets'").pluck().get()).toBe("finalized");
 
       await repo.commit({ "docs/usage.md": "# Usage\n\nWidgets now take a colour as well as a size.\n\n```js\nnew Widget({ size: 2, colour: 'red' })\n```\n", "README.md": null });
       const oldIds = rows().map((r) => r.id);
@@ -114,15 +115,15 @@ describe("git repositories", () => {
 
   it("a repository without documentation fails with no_snippets_found and a refresh never empties a library", async () => {
     const repo = await git.createRepo("public", "acme", "code-only", { "README.md": DOCS["README.md"] });
-    const volume = openVolume(tempDir());
+    const volume = await openVolume(tempDir());
     try {
       await ingest(volume, repo.url);
-      const count = () => volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/code-only'").pluck().get();
+      const count = () => dbOf(volume).prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/code-only'").pluck().get();
       const before = count();
       await repo.commit({ "README.md": null, "src/index.ts": "export const x = 1;\n" });
       expect(await code(ingest(volume, repo.url))).toBe("no_snippets_found");
       expect(count()).toBe(before);
-      expect(volume.db.prepare("SELECT state_reason FROM libraries WHERE id = '/acme/code-only'").pluck().get()).toMatch(/^no_snippets_found: /);
+      expect(dbOf(volume).prepare("SELECT state_reason FROM libraries WHERE id = '/acme/code-only'").pluck().get()).toMatch(/^no_snippets_found: /);
     } finally {
       volume.close();
     }
@@ -130,10 +131,10 @@ describe("git repositories", () => {
 
   it("records a failed ingestion on the library, with the reason", async () => {
     const repo = await git.createRepo("private", "acme", "locked", DOCS);
-    const volume = openVolume(tempDir());
+    const volume = await openVolume(tempDir());
     try {
       expect(await code(ingest(volume, repo.url))).toBe("repository_auth_failed");
-      const library = volume.db.prepare("SELECT state, state_reason FROM libraries WHERE id = '/acme/locked'").get() as { state: string; state_reason: string };
+      const library = dbOf(volume).prepare("SELECT state, state_reason FROM libraries WHERE id = '/acme/locked'").get() as { state: string; state_reason: string };
       expect(library.state).toBe("failed");
       expect(library.state_reason).toMatch(/^repository_auth_failed: .*refused access/);
     } finally {
@@ -188,24 +189,24 @@ describe("pinned versions", () => {
     await repo.tag("v1.0");
     await repo.tag("v1.0-light", false);
     await repo.commit({ "docs/new.md": "# New in 2\n\nA page that only the current content has, added after the tags.\n\n```js\nnewThing()\n```\n" });
-    const volume = openVolume(tempDir());
+    const volume = await openVolume(tempDir());
     try {
       const base = { volume, repositoryUrl: repo.url, ...policy(), libraryId: (await resolveIngestTarget(volume, repo.url, policy(), {})).libraryId };
       await ingestGitRepository(base);
       const pinned = await ingestGitRepository({ ...base, branch: "v1.0", version: "v1.0" });
       expect(pinned).toMatchObject({ libraryId: "/acme/versioned", unchanged: false });
       expect((await ingestGitRepository({ ...base, branch: "v1.0-light", version: "v1.0-light" })).commit).toBe(pinned.commit);
-      const count = (version: string) => volume.db.prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/versioned' AND version = ?").pluck().get(version);
-      const paths = (version: string) => volume.db.prepare("SELECT DISTINCT source_path FROM snippets WHERE version = ?").pluck().all(version) as string[];
+      const count = (version: string) => dbOf(volume).prepare("SELECT count(*) FROM snippets WHERE library_id = '/acme/versioned' AND version = ?").pluck().get(version);
+      const paths = (version: string) => dbOf(volume).prepare("SELECT DISTINCT source_path FROM snippets WHERE version = ?").pluck().all(version) as string[];
       expect(paths("").some((p) => p.startsWith("docs/new.md"))).toBe(true);
       expect(paths("v1.0").some((p) => p.startsWith("docs/new.md"))).toBe(false);
       expect(count("v1.0")).toBe(count("v1.0-light"));
-      expect(volume.db.prepare("SELECT name, ref FROM library_versions ORDER BY name").all()).toEqual([
+      expect(dbOf(volume).prepare("SELECT name, ref FROM library_versions ORDER BY name").all()).toEqual([
         { name: "v1.0", ref: "v1.0" },
         { name: "v1.0-light", ref: "v1.0-light" },
       ]);
       // The current content and its state are not touched by a version.
-      expect(volume.db.prepare("SELECT state FROM libraries WHERE id = '/acme/versioned'").pluck().get()).toBe("finalized");
+      expect(dbOf(volume).prepare("SELECT state FROM libraries WHERE id = '/acme/versioned'").pluck().get()).toBe("finalized");
       expect((await ingestGitRepository({ ...base, branch: "v1.0", version: "v1.0" })).unchanged).toBe(true);
       // An unchanged current content reports its own snippets, not those of its versions as well.
       const again = await ingestGitRepository(base);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { execa } from "execa";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { LATEST_SCHEMA_VERSION } from "../../src/engine/sqlite/migrations.js";
 import { FORMAT_VERSION } from "../../src/archive/manifest.js";
 import { loadVectorExtension } from "../../src/index/sqlite/vector-index.js";
 import { makeArchive, refreshChecksums, repack } from "../helpers/archives.js";

@@ -11,7 +11,7 @@ const SECRET = "ghp_rotate-me-token";
 const NAME = "team:1:git-token";
 
 async function secretOf(dataDir: string): Promise<string | undefined> {
-  const volume = openVolume(dataDir);
+  const volume = await openVolume(dataDir);
   try {
     return await volume.store.settings.secret(NAME);
   } finally {

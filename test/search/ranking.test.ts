@@ -8,6 +8,7 @@ import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { queryTerms } from "../../src/index/query-terms.js";
 import { ftsExpression } from "../../src/index/sqlite/fts-expression.js";
+import { sqliteDatabaseOf } from "../../src/engine/sqlite/open-databases.js";
 import { rankSnippets } from "../../src/search/rank-snippets.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
@@ -16,7 +17,7 @@ describe("hybrid ranking", () => {
   // Regression guards at the levels measured when the score fusion was chosen (docs/benchmarks.md).
   for (const [set, floor] of [[SETS.tuning, { questions: 60, hit1: 0.93 }], [SETS.heldOut, { questions: 40, hit1: 0.83 }]] as const) {
     it(`ranks at least as well as BM25 alone at hit@1 and hit@5, and better than vectors, on fixtures/${set}`, async () => {
-      const report = await evaluate({ openVolume, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets }, ROOT, path.join(tempDir(), "eval"), set);
+      const report = await evaluate({ openVolume, sqliteDatabaseOf, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets }, ROOT, path.join(tempDir(), "eval"), set);
       const { bm25, vector, fused } = report.results as Record<string, { hit1: number; hit5: number }>;
       expect(report.questions).toBeGreaterThanOrEqual(floor.questions);
       expect(fused!.hit1).toBeGreaterThanOrEqual(bm25!.hit1);

@@ -6,6 +6,7 @@ import { openVolume } from "../../src/volume/open-volume.js";
 import { loadOrCreateKey } from "../../src/secrets/key-file.js";
 import { getSecret, putSecret } from "../../src/store/secrets-table.js";
 import { tempDir } from "../helpers/temp.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -40,15 +41,15 @@ describe("secret.key", () => {
     expect(codeOf(() => loadOrCreateKey(file, false))).toBe("key_insecure");
   });
 
-  it("is never silently re-created while sealed secrets need the old one", () => {
+  it("is never silently re-created while sealed secrets need the old one", async () => {
     const root = tempDir();
-    const volume = openVolume(root);
-    putSecret(volume.db, volume.key, "git", "token-value");
+    const volume = await openVolume(root);
+    putSecret(dbOf(volume), volume.key, "git", "token-value");
     volume.close();
     fs.rmSync(path.join(root, "secret.key"));
     let message = "";
     try {
-      openVolume(root);
+      await openVolume(root);
     } catch (err) {
       expect(isLdsError(err, "key_missing")).toBe(true);
       message = (err as Error).message;
@@ -57,15 +58,15 @@ describe("secret.key", () => {
     expect(fs.existsSync(path.join(root, "secret.key"))).toBe(false);
   });
 
-  it("from another volume is detected before any secret is read", () => {
+  it("from another volume is detected before any secret is read", async () => {
     const a = tempDir();
     const b = tempDir();
-    openVolume(a).close();
-    const vb = openVolume(b);
-    putSecret(vb.db, vb.key, "git", "token-value");
-    expect(getSecret(vb.db, vb.key, "git")).toBe("token-value");
+    (await openVolume(a)).close();
+    const vb = await openVolume(b);
+    putSecret(dbOf(vb), vb.key, "git", "token-value");
+    expect(getSecret(dbOf(vb), vb.key, "git")).toBe("token-value");
     vb.close();
     fs.copyFileSync(path.join(a, "secret.key"), path.join(b, "secret.key"));
-    expect(codeOf(() => openVolume(b))).toBe("key_missing");
+    expect(await openVolume(b).then(() => "opened", (err: { code?: string }) => err.code)).toBe("key_missing");
   });
 });

@@ -7,7 +7,7 @@ import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { libraryIds, seedVolume } from "../helpers/volume.js";
 import { openVolume } from "../../src/volume/open-volume.js";
-import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { LATEST_SCHEMA_VERSION } from "../../src/engine/sqlite/migrations.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -111,7 +111,7 @@ describe("the dashboard's admin API", () => {
   it("refuses to remove a library while one of its jobs waits or runs (library_busy), and removes it all otherwise", async () => {
     const dataDir = tempDir();
     await seedVolume(dataDir, { runningJobFor: "/acme/gadgets" });
-    const volume = openVolume(dataDir);
+    const volume = await openVolume(dataDir);
     try {
       await expect(volume.store.libraries.remove("/acme/gadgets")).rejects.toMatchObject({ code: "library_busy" });
       expect(await volume.store.libraries.find("/acme/gadgets")).toBeDefined();

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.js";
+import { LATEST_SCHEMA_VERSION } from "../../src/engine/sqlite/migrations.js";
 import { describe, expect, it } from "vitest";
 import { spawnCli, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";

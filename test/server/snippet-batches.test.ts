@@ -15,7 +15,7 @@ const row = (title: string) => ({ kind: "info" as const, title, description: "",
 async function volumeWithLeftovers(): Promise<string> {
   const dataDir = tempDir();
   await seedVolume(dataDir, { libraries: [{ id: "/acme/widgets" }] });
-  const volume = openVolume(dataDir);
+  const volume = await openVolume(dataDir);
   try {
     const { snippets } = volume.store;
     const addWithVectors = async (batch: number, titles: string[]) => {
@@ -60,7 +60,7 @@ describe("snippet batches left behind, at the server's start (schema 11)", () =>
     } finally {
       await server.stop();
     }
-    const volume = openVolume(dataDir);
+    const volume = await openVolume(dataDir);
     try {
       expect(await volume.store.snippets.count("/acme/widgets")).toBe(3);
       expect(vectorsOf(volume).count()).toBe(3);

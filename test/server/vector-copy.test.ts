@@ -5,6 +5,7 @@ import { runCli } from "../helpers/cli.js";
 import { eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp.js";
 import { wordSource } from "../helpers/words.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -14,9 +15,9 @@ afterEach(async () => {
 /** A public library of `count` distinct snippets (each has words of its own, so no two rank alike). */
 async function bigLibrary(dataDir: string, count: number): Promise<void> {
   const word = wordSource(5);
-  const volume = openVolume(dataDir);
+  const volume = await openVolume(dataDir);
   try {
-    volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/big/lib', 'big', 'git', 'finalized')").run();
+    dbOf(volume).prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/big/lib', 'big', 'git', 'finalized')").run();
     const snippets = Array.from({ length: count }, (_, i) => ({
       kind: "info" as const,
       title: `${word()} ${word()} part${i}`,

@@ -2,12 +2,13 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
-import { migrate } from "../../src/store/migrate.js";
-import { MIGRATIONS } from "../../src/store/migrations.js";
-import { openStore } from "../../src/store/open-store.js";
+import { migrate } from "../../src/engine/sqlite/migrate.js";
+import { MIGRATIONS } from "../../src/engine/sqlite/migrations.js";
+import { openStore } from "../../src/engine/sqlite/open-store.js";
 import { snippetTotals } from "../../src/store/snippets.js";
 import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 const snippet = (i: number) => ({ kind: "info" as const, title: `retry ${i}`, description: "", language: null, content: "socket timeout ".repeat(1 + (i % 9)), sourcePath: "a.md", anchor: null, tokens: 5 });
 
@@ -25,35 +26,35 @@ afterEach(() => {
   for (const o of open.splice(0).reverse()) o.close();
 });
 
-function volumeWithLibrary(): OpenVolume {
-  const volume = openVolume(tempDir());
+async function volumeWithLibrary(): Promise<OpenVolume> {
+  const volume = await openVolume(tempDir());
   open.push(volume);
-  volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/a/one', 'one', 'git', 'finalized')").run();
+  dbOf(volume).prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/a/one', 'one', 'git', 'finalized')").run();
   return volume;
 }
 
 describe("a library's totals (schema 12)", () => {
   it("are added up as its batch is written and read from the live batch's record, not counted", async () => {
-    const volume = volumeWithLibrary();
+    const volume = await volumeWithLibrary();
     await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 600 }, (_, i) => snippet(i)));
-    const first = counted(volume.db, "/a/one");
+    const first = counted(dbOf(volume), "/a/one");
     expect(first.n).toBe(600);
     expect(first.tokens).toBeGreaterThan(600);
     expect(await volume.store.snippets.totals("/a/one")).toEqual(first);
 
     // Read, not counted: what the record says is what a request answers.
-    volume.db.prepare("UPDATE snippet_batches SET snippets = 12345 WHERE library_id = '/a/one' AND state = 'live'").run();
+    dbOf(volume).prepare("UPDATE snippet_batches SET snippets = 12345 WHERE library_id = '/a/one' AND state = 'live'").run();
     expect((await volume.store.snippets.totals("/a/one")).n).toBe(12345);
 
     // A refresh's new batch has totals of its own; the replaced one's are gone with it.
     await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 300 }, (_, i) => snippet(i + 1000)));
-    expect(await volume.store.snippets.totals("/a/one")).toEqual(counted(volume.db, "/a/one"));
+    expect(await volume.store.snippets.totals("/a/one")).toEqual(counted(dbOf(volume), "/a/one"));
     expect((await volume.store.snippets.totals("/a/one")).n).toBe(300);
   });
 
   it("are counted for rows from before batches, which no record keeps", async () => {
-    const volume = volumeWithLibrary();
-    const insert = volume.db.prepare("INSERT INTO snippets (library_id, version, batch, kind, title, content, tokens) VALUES ('/a/one', '', 0, 'info', ?, 'old text', ?)");
+    const volume = await volumeWithLibrary();
+    const insert = dbOf(volume).prepare("INSERT INTO snippets (library_id, version, batch, kind, title, content, tokens) VALUES ('/a/one', '', 0, 'info', ?, 'old text', ?)");
     for (let i = 0; i < 7; i++) insert.run(`old ${i}`, 10 + i);
     expect(await volume.store.snippets.totals("/a/one")).toEqual({ n: 7, tokens: 91 });
   });

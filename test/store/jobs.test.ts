@@ -4,12 +4,14 @@ import { describe, expect, it } from "vitest";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { claimNextJob, enqueueJob, finishJob, jobToken, requeueRunningJobsAsSoleProcess } from "../../src/store/jobs.js";
 import { tempDir } from "../helpers/temp.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 describe("the job queue", () => {
-  it("keeps a job's token sealed until the job ends, hands each job out once, and re-queues interrupted jobs", () => {
+  it("keeps a job's token sealed until the job ends, hands each job out once, and re-queues interrupted jobs", async () => {
     const root = tempDir();
-    const volume = openVolume(root);
-    const { db, key } = volume;
+    const volume = await openVolume(root);
+    const { key } = volume;
+    const db = dbOf(volume);
     db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/a/b', 'b', 'git')").run();
     const first = enqueueJob(db, key, { libraryId: "/a/b", kind: "ingest", payload: { url: "https://h/a/b" } }, "tok-secret-123");
     const second = enqueueJob(db, key, { libraryId: "/a/b", kind: "refresh", payload: { url: "https://h/a/b", branch: "main" } });

@@ -1,9 +1,9 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { migrate } from "../../src/store/migrate.js";
-import { MIGRATIONS } from "../../src/store/migrations.js";
-import { openStore } from "../../src/store/open-store.js";
+import { migrate } from "../../src/engine/sqlite/migrate.js";
+import { MIGRATIONS } from "../../src/engine/sqlite/migrations.js";
+import { openStore } from "../../src/engine/sqlite/open-store.js";
 import { tempDir } from "../helpers/temp.js";
 
 describe("schema 13: private ids to /~team-<N>/", () => {

@@ -3,14 +3,15 @@ import { servedBranch } from "../../src/store/record-values.js";
 import type { Library } from "../../src/store/records.js";
 import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 const open: OpenVolume[] = [];
 afterEach(() => {
   for (const volume of open.splice(0).reverse()) volume.close();
 });
 
-function volume(): OpenVolume {
-  const opened = openVolume(tempDir());
+async function volume(): Promise<OpenVolume> {
+  const opened = await openVolume(tempDir());
   open.push(opened);
   return opened;
 }
@@ -24,7 +25,7 @@ function snakeKeys(value: unknown, at = ""): string[] {
 
 describe("the records the SQLite engine hands over (store/records.ts)", () => {
   it("a library is camelCase, private a boolean and its served branch a parsed list, from every read", async () => {
-    const { store } = volume();
+    const { store } = await volume();
     const team = await store.teams.create("acme", "pro");
     const owner = await store.users.add(team, "owner@acme.test", "owner");
     await store.libraries.createWithJob(
@@ -64,7 +65,9 @@ describe("the records the SQLite engine hands over (store/records.ts)", () => {
   });
 
   it("jobs, users, admins and snippets carry their ids and fields camelCase, never a column's name", async () => {
-    const { store, db } = volume();
+    const opened = await volume();
+    const { store } = opened;
+    const db = dbOf(opened);
     const team = await store.teams.create("acme", "free");
     const user = await store.users.add(team, "dev@acme.test", "member");
     expect(user).toEqual({ id: user.id, teamId: team.id, email: "dev@acme.test", role: "member" });

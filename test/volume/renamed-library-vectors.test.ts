@@ -4,6 +4,7 @@ import { partitionOf } from "../../src/index/sqlite/vector-index.js";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
 import { vectorsOf } from "../helpers/volume.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 /**
  * Schema 13 renames private libraries in lds.db; their vectors (vectors.db, partitioned by library id) follow when
@@ -14,9 +15,9 @@ describe("the vectors of a renamed library", () => {
     const root = tempDir("lds-renamed-vectors-");
     const embedder = createHashingEmbedder();
     const [a, b, c, d] = await embedder.embed(["rotate keys", "deploy release", "read rows", "unrelated text"]);
-    let volume = openVolume(root, embedder);
-    const insert = volume.db.prepare("INSERT INTO snippets (id, library_id, kind, title, content, version, batch) VALUES (?, ?, 'info', 't', 'c', ?, ?)");
-    volume.db.prepare("INSERT INTO libraries (id, title, source, private) VALUES ('/~team-2/acme/old', 'old', 'git', 1), ('/acme/other', 'other', 'git', 0)").run();
+    let volume = await openVolume(root, embedder);
+    const insert = dbOf(volume).prepare("INSERT INTO snippets (id, library_id, kind, title, content, version, batch) VALUES (?, ?, 'info', 't', 'c', ?, ?)");
+    dbOf(volume).prepare("INSERT INTO libraries (id, title, source, private) VALUES ('/~team-2/acme/old', 'old', 'git', 1), ('/acme/other', 'other', 'git', 0)").run();
     // lds.db already renamed (as the migration leaves it), vectors.db not yet.
     insert.run(1, "/~team-2/acme/old", "", 0);
     insert.run(2, "/~team-2/acme/old", "v1", 0);
@@ -29,10 +30,10 @@ describe("the vectors of a renamed library", () => {
       { snippetId: 4, partition: partitionOf("/acme/other"), vector: d! },
     ]);
     vectorsOf(volume).markComplete();
-    volume.db.prepare("INSERT INTO library_redirects (old_id, new_id) VALUES ('/team-2/acme/old', '/~team-2/acme/old')").run();
+    dbOf(volume).prepare("INSERT INTO library_redirects (old_id, new_id) VALUES ('/team-2/acme/old', '/~team-2/acme/old')").run();
     volume.close();
 
-    volume = openVolume(root, embedder);
+    volume = await openVolume(root, embedder);
     try {
       const partition = vectorsOf(volume).db.prepare("SELECT partition FROM vec_snippets WHERE snippet_id = ?").pluck();
       expect([1, 2, 3, 4].map((id) => partition.get(BigInt(id)))).toEqual([
@@ -45,7 +46,7 @@ describe("the vectors of a renamed library", () => {
       expect(vectorsOf(volume).nearest(c!, 5, partitionOf("/~team-2/acme/old", "", 4)).map((m) => m.snippetId)).toEqual([3]);
       expect(vectorsOf(volume).nearest(a!, 5, partitionOf("/team-2/acme/old"))).toEqual([]);
       expect(vectorsOf(volume).stale).toBe(false);
-      expect(volume.db.prepare("SELECT vectors_moved FROM library_redirects").pluck().get()).toBe(1);
+      expect(dbOf(volume).prepare("SELECT vectors_moved FROM library_redirects").pluck().get()).toBe(1);
     } finally {
       volume.close();
     }

@@ -7,6 +7,7 @@ import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { startSnippetWriterThread, type SnippetWriterThread } from "../../src/volume/snippet-writer-thread.js";
 import { tempDir } from "../helpers/temp.js";
 import { vectorsOf } from "../helpers/volume.js";
+import { dbOf } from "../helpers/sqlite-db.js";
 
 const row = (i: number) => ({ kind: "info" as const, title: `retry ${i}`, description: "", language: null, content: `socket timeout ${i}`, sourcePath: "a.md", tokens: 5, pageTitle: null });
 const snippet = (i: number) => ({ kind: "info" as const, title: `retry ${i}`, description: "", language: null, content: `socket timeout ${i}`, sourcePath: "a.md", anchor: null, tokens: 5 });
@@ -16,9 +17,9 @@ afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
 });
 
-function setUp(): { volume: OpenVolume; writer: SnippetWriterThread; failures: Error[] } {
-  const volume = openVolume(tempDir());
-  volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/a/one', 'one', 'git', 'finalized')").run();
+async function setUp(): Promise<{ volume: OpenVolume; writer: SnippetWriterThread; failures: Error[] }> {
+  const volume = await openVolume(tempDir());
+  dbOf(volume).prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/a/one', 'one', 'git', 'finalized')").run();
   open.push(volume);
   const failures: Error[] = [];
   const writer = startSnippetWriterThread(volume.paths, volume, (err) => failures.push(err));
@@ -45,7 +46,7 @@ async function longestPause<T>(work: () => Promise<T>): Promise<{ result: T; pau
 
 describe("the server's snippet writer thread", () => {
   it("writes on its own thread: the event loop keeps turning while a write waits on the database, and reads see what it wrote", async () => {
-    const { volume, writer } = setUp();
+    const { volume, writer } = await setUp();
     const batch = await volume.store.snippets.openBatch("/a/one", "");
     const target = { libraryId: "/a/one", version: "", batch };
     const rows = Array.from({ length: 40 }, (_, i) => row(i));
@@ -53,7 +54,7 @@ describe("the server's snippet writer thread", () => {
 
     // Another connection holds lds.db's write lock for a second, as a disk that stalls a commit would: the writer
     // thread waits for it (busy_timeout), the event loop does not, and releases it on time.
-    const holder = new Database(volume.paths.db);
+    const holder = new Database(volume.engine.files(volume.paths).records);
     open.push(holder);
     holder.exec("BEGIN IMMEDIATE");
     const released = new Promise<number>((resolve) => {
@@ -74,7 +75,7 @@ describe("the server's snippet writer thread", () => {
   });
 
   it("carries an error's code across the thread: a batch another ingestion replaced is not written to", async () => {
-    const { volume, writer } = setUp();
+    const { volume, writer } = await setUp();
     const batch = await volume.store.snippets.openBatch("/a/one", "");
     await volume.store.snippets.openBatch("/a/one", "");
     const attempt = writer.append({ libraryId: "/a/one", version: "", batch }, [row(1)], [new Float32Array(volume.embedder.dimensions)]);
@@ -83,12 +84,12 @@ describe("the server's snippet writer thread", () => {
   });
 
   it("ingests and deletes the replaced batch through the thread, vectors with their rows", async () => {
-    const { volume } = setUp();
+    const { volume } = await setUp();
     await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 600 }, (_, i) => snippet(i)));
-    const first = volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one'").pluck().all() as number[];
+    const first = dbOf(volume).prepare("SELECT id FROM snippets WHERE library_id = '/a/one'").pluck().all() as number[];
     await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 300 }, (_, i) => snippet(i + 1000)));
     expect(await purgeRetiredBatches(volume)).toBe(0);
-    const second = volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one'").pluck().all() as number[];
+    const second = dbOf(volume).prepare("SELECT id FROM snippets WHERE library_id = '/a/one'").pluck().all() as number[];
     expect(second).toHaveLength(300);
     expect(second.filter((id) => first.includes(id))).toEqual([]);
     expect(first.some((id) => vectorsOf(volume).has(id))).toBe(false);
@@ -96,9 +97,9 @@ describe("the server's snippet writer thread", () => {
   });
 
   it("leaves the served content as it was when an ingestion fails while its previous chunk is being written", async () => {
-    const { volume } = setUp();
+    const { volume } = await setUp();
     await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 300 }, (_, i) => snippet(i)));
-    const served = volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all() as number[];
+    const served = dbOf(volume).prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all() as number[];
     // The source fails after two chunks: the second is still on its way to the writer thread when it does.
     function* failing() {
       for (let i = 0; i < 600; i++) yield snippet(1000 + i);
@@ -106,14 +107,14 @@ describe("the server's snippet writer thread", () => {
     }
     await expect(replaceLibrarySnippets(volume, "/a/one", failing())).rejects.toThrow("could not be read further");
     expect(await purgeRetiredBatches(volume)).toBe(0);
-    expect(volume.db.prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all()).toEqual(served);
+    expect(dbOf(volume).prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all()).toEqual(served);
     expect(await volume.store.snippets.count("/a/one", "")).toBe(300);
     expect(served.every((id) => vectorsOf(volume).has(id))).toBe(true);
     expect(vectorsOf(volume).count()).toBe(300);
   });
 
   it("waits for the writes under way when it closes", async () => {
-    const { volume, writer } = setUp();
+    const { volume, writer } = await setUp();
     const batch = await volume.store.snippets.openBatch("/a/one", "");
     const rows = Array.from({ length: 250 }, (_, i) => row(i));
     const writing = writer.append({ libraryId: "/a/one", version: "", batch }, rows, (await volume.embedder.embed(rows.map((r) => r.content))) as Float32Array[]);
@@ -122,11 +123,11 @@ describe("the server's snippet writer thread", () => {
   });
 
   it("writes on the event loop again, and says so once, when its thread cannot work", async () => {
-    const volume = openVolume(tempDir());
+    const volume = await openVolume(tempDir());
     open.push(volume);
-    volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/a/one', 'one', 'git', 'finalized')").run();
+    dbOf(volume).prepare("INSERT INTO libraries (id, title, source, state) VALUES ('/a/one', 'one', 'git', 'finalized')").run();
     const failures: Error[] = [];
-    const broken = startSnippetWriterThread({ db: `${volume.paths.root}/missing/lds.db`, vectors: volume.paths.vectors }, volume, (err) => failures.push(err));
+    const broken = startSnippetWriterThread({ ...volume.paths, root: `${volume.paths.root}/missing` }, volume, (err) => failures.push(err));
     open.push(broken);
     volume.snippetWriter = broken;
     await expect.poll(() => failures.length, { timeout: 20_000 }).toBe(1);

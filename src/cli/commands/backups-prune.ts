@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { dataVolume, resolveDataDir } from "../../config/data-volume.js";
+import { chooseEngine } from "../../engine/choose-engine.js";
 import { prune } from "../../ops/retention.js";
 import { lockBackup } from "../../volume/volume-locks.js";
 import { destinationFromArgs, type DestinationArgs } from "../destination-args.js";
@@ -8,7 +9,7 @@ export async function run(argv: DestinationArgs & { from?: string; keep: number;
   const destination = await destinationFromArgs(argv.from, argv);
   // Under the volume's backup lock, no backup of it is writing: what interrupted ones left can go too.
   const volume = dataVolume(resolveDataDir(argv.dataDir, process.env));
-  const lock = fs.existsSync(volume.db) ? lockBackup(volume) : null;
+  const lock = fs.existsSync(chooseEngine(volume).files(volume).records) ? lockBackup(volume) : null;
   let removed: string[];
   let incomplete: string[] = [];
   try {

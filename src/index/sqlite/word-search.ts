@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { ftsStatisticsReader, readVarints } from "./fts-statistics.js";
 import { FtsTokenizer, tokenizerOf } from "./fts-tokenizer.js";
 import { collectBuildGarbage } from "../../util/young-garbage.js";
-import { MMAP_BYTES } from "../../store/open-store.js";
+import { MMAP_BYTES } from "../../store/mapped-reads.js";
 import { liveBatchRecord, servableBatchStart } from "../../store/snippet-batches.js";
 import { COLUMN_WEIGHTS } from "./snippet-search.js";
 import type { WordIndex, WordRanking } from "./word-index.js";

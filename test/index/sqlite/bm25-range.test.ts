@@ -4,6 +4,7 @@ import { bm25ScoredSnippets } from "../../../src/index/sqlite/snippet-search.js"
 import { liveBatch } from "../../../src/store/snippet-batches.js";
 import { tempDir } from "../../helpers/temp.js";
 import { wordSource } from "../../helpers/words.js";
+import { dbOf } from "../../helpers/sqlite-db.js";
 
 const word = wordSource(3, "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega retry timeout header".split(" "));
 const row = (i: number) => {
@@ -31,10 +32,10 @@ function expectSameRanking(got: Array<{ id: number; score: number }>, want: Arra
 
 describe("BM25 ranking within a batch's id range", () => {
   it("answers as the owner-checked ranking does, with another library's rows inside the range or not", async () => {
-    const volume = openVolume(tempDir());
+    const volume = await openVolume(tempDir());
     try {
       const { snippets } = volume.store;
-      for (const id of ["/a/one", "/b/two", "/c/alone"]) volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, ?, 'git', 'finalized')").run(id, id);
+      for (const id of ["/a/one", "/b/two", "/c/alone"]) dbOf(volume).prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, ?, 'git', 'finalized')").run(id, id);
       // Two ingestions at the same time: their ids interleave, so each batch's range holds the other's rows.
       const one = await snippets.openBatch("/a/one", "");
       const two = await snippets.openBatch("/b/two", "");
@@ -52,10 +53,10 @@ describe("BM25 ranking within a batch's id range", () => {
         for (const libraryId of ["/a/one", "/b/two", "/c/alone"]) {
           // depth 10: the range's best rows hold enough of the library's own; depth 200: too few, the owner-checked
           // ranking runs instead.
-          for (const depth of [10, 200]) expectSameRanking(bm25ScoredSnippets(volume.db, libraryId, "", expression, depth), reference(volume.db, libraryId, expression, depth));
+          for (const depth of [10, 200]) expectSameRanking(bm25ScoredSnippets(dbOf(volume), libraryId, "", expression, depth), reference(dbOf(volume), libraryId, expression, depth));
         }
       }
-      expect(bm25ScoredSnippets(volume.db, "/a/one", "", '"retry"', 10)).toHaveLength(10);
+      expect(bm25ScoredSnippets(dbOf(volume), "/a/one", "", '"retry"', 10)).toHaveLength(10);
     } finally {
       volume.close();
     }

@@ -10,6 +10,7 @@ import { armFailpoint } from "../../../src/util/failpoint.js";
 import { openVolume, type OpenVolume } from "../../../src/volume/open-volume.js";
 import { tempDir } from "../../helpers/temp.js";
 import { DOC_WORDS, wordSource } from "../../helpers/words.js";
+import { dbOf } from "../../helpers/sqlite-db.js";
 
 // Words with stems in common, case and diacritics FTS5 folds, a decomposed accent (U+0301) that JavaScript's cut
 // splits where FTS5 does not (the row is then tokenized by FTS5 itself), and one FTS5 reads as two tokens.
@@ -42,9 +43,9 @@ async function ingest(volume: OpenVolume, libraryId: string, count: number, seed
   if (other !== undefined) await snippets.publishBatch(alongside!.libraryId, "", other);
 }
 
-function setUp(): OpenVolume {
-  const volume = openVolume(tempDir());
-  for (const id of ["/a/one", "/b/two", "/c/three"]) volume.db.prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, ?, 'git', 'finalized')").run(id, id);
+async function setUp(): Promise<OpenVolume> {
+  const volume = await openVolume(tempDir());
+  for (const id of ["/a/one", "/b/two", "/c/three"]) dbOf(volume).prepare("INSERT INTO libraries (id, title, source, state) VALUES (?, ?, 'git', 'finalized')").run(id, id);
   open.push(volume);
   return volume;
 }
@@ -55,7 +56,7 @@ afterEach(() => {
 });
 
 /** FTS5's ranking, as the server computed it before word indexes. */
-const fts5 = (volume: OpenVolume, libraryId: string, words: string[], depth: number) => bm25ScoredSnippets(volume.db, libraryId, "", ftsExpression(words)!, depth);
+const fts5 = (volume: OpenVolume, libraryId: string, words: string[], depth: number) => bm25ScoredSnippets(dbOf(volume), libraryId, "", ftsExpression(words)!, depth);
 
 /**
  * The same ranking: every score equal to the last bit, in the same order, and the same snippets for each score
@@ -73,12 +74,12 @@ const QUERIES = [["retry"], ["retrying", "timeout", "header"], ["cafe"], ["naive
 
 describe("BM25 from the search thread's word indexes", () => {
   it("ranks with FTS5's scores to the last bit, also after writes elsewhere change the table's statistics", async () => {
-    const volume = setUp();
+    const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 500 });
     const made: WordIndexMade[] = [];
-    const search = createWordSearch(volume.paths.db, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    const search = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
     open.push(search);
-    const request = (libraryId: string, words: string[], depth: number) => ({ libraryId, version: "", batch: liveBatch(volume.db, libraryId, ""), words, depth });
+    const request = (libraryId: string, words: string[], depth: number) => ({ libraryId, version: "", batch: liveBatch(dbOf(volume), libraryId, ""), words, depth });
 
     // No index yet: FTS5 ranks (the caller's fallback) while one is built.
     expect(search.rank(request("/a/one", ["retry"], 10))).toBeUndefined();
@@ -114,12 +115,12 @@ describe("BM25 from the search thread's word indexes", () => {
   });
 
   it("gives up an index over its memory budget, says so once, and leaves the ranking to FTS5", async () => {
-    const volume = setUp();
+    const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3);
     const made: WordIndexMade[] = [];
-    const search: WordSearch = createWordSearch(volume.paths.db, { budgetBytes: 20_000, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    const search: WordSearch = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 20_000, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
     open.push(search);
-    const request = { libraryId: "/a/one", version: "", batch: liveBatch(volume.db, "/a/one", ""), words: ["retry"], depth: 10 };
+    const request = { libraryId: "/a/one", version: "", batch: liveBatch(dbOf(volume), "/a/one", ""), words: ["retry"], depth: 10 };
     expect(search.rank(request)).toBeUndefined();
     await search.settled();
     expect(made).toEqual([expect.objectContaining({ libraryId: "/a/one", overBudget: true })]);
@@ -130,14 +131,14 @@ describe("BM25 from the search thread's word indexes", () => {
   });
 
   it("keeps the most recently searched indexes within the budget, and builds one that left again when it is searched", async () => {
-    const volume = setUp();
+    const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3);
     await ingest(volume, "/b/two", 1200, 4);
     const made: WordIndexMade[] = [];
     // Room for one index of 1,200 rows (about 60 KB each here), not two.
-    const search = createWordSearch(volume.paths.db, { budgetBytes: 100_000, minRows: 1000 }, (m) => made.push(m));
+    const search = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 100_000, minRows: 1000 }, (m) => made.push(m));
     open.push(search);
-    const request = (libraryId: string) => ({ libraryId, version: "", batch: liveBatch(volume.db, libraryId, ""), words: ["retry"], depth: 10 });
+    const request = (libraryId: string) => ({ libraryId, version: "", batch: liveBatch(dbOf(volume), libraryId, ""), words: ["retry"], depth: 10 });
     const indexedAs = async (libraryId: string) => {
       search.rank(request(libraryId));
       await search.settled();
@@ -152,13 +153,13 @@ describe("BM25 from the search thread's word indexes", () => {
   });
 
   it("serves the server's BM25 from the search thread, with the answer FTS5 gives", async () => {
-    const volume = setUp();
+    const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3, { libraryId: "/b/two", count: 300 });
     const made: WordIndexMade[] = [];
     let threads!: VectorSearch;
     const indexed = new Promise<void>((resolve) => {
-      threads = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
-        storeFile: volume.paths.db,
+      threads = createVectorSearchWorker(volume.engine.files(volume.paths).vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+        storeFile: volume.engine.files(volume.paths).records,
         options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
         onIndex: (m) => (made.push(m), resolve()),
       });
@@ -174,7 +175,7 @@ describe("BM25 from the search thread's word indexes", () => {
     await indexed;
     expect(made).toEqual([expect.objectContaining({ libraryId: "/a/one", rows: 1200 })]);
     const words = ["retrying", "timeout", "header"];
-    expectSameRanking((await threads.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words, depth: 100 }))!, fts5(volume, "/a/one", words, 100));
+    expectSameRanking((await threads.rankWords({ ...ref, batch: liveBatch(dbOf(volume), "/a/one", ""), words, depth: 100 }))!, fts5(volume, "/a/one", words, 100));
     const fromIndex = await rankSnippets(volume, ref, "retrying timeout for a header", "bm25", 100);
     expect(new Set(fromIndex)).toEqual(new Set(fromFts5));
     // Fused ranking works with both halves in the thread.
@@ -183,12 +184,12 @@ describe("BM25 from the search thread's word indexes", () => {
   });
 
   it("ranks with FTS5 when the search thread fails, instead of failing the search", async () => {
-    const volume = setUp();
+    const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3);
     const ref = { libraryId: "/a/one", version: "" };
     const expected = await rankSnippets(volume, ref, "retrying timeout header", "bm25", 50);
-    const threads = createVectorSearchWorker(volume.paths.vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
-      storeFile: volume.paths.db,
+    const threads = createVectorSearchWorker(volume.engine.files(volume.paths).vectors, 30_000, { budgetBytes: 0, minVectors: 1000 }, () => {}, {
+      storeFile: volume.engine.files(volume.paths).records,
       options: { budgetBytes: 64 * 2 ** 20, minRows: 1000 },
     });
     (volume.index as SqliteSearchIndex).useSearchThreads(threads);
@@ -197,7 +198,7 @@ describe("BM25 from the search thread's word indexes", () => {
     armFailpoint("vector-search-crash");
     let failed: Promise<unknown>;
     try {
-      failed = threads.rankWords({ ...ref, batch: liveBatch(volume.db, "/a/one", ""), words: ["retry"], depth: 10 });
+      failed = threads.rankWords({ ...ref, batch: liveBatch(dbOf(volume), "/a/one", ""), words: ["retry"], depth: 10 });
     } finally {
       armFailpoint(undefined);
     }

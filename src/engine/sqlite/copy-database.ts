@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
-import { LdsError, fromSystemError } from "../errors.js";
-import { loadVectorExtension } from "../index/sqlite/vector-index.js";
-import { zeroFreePages } from "../archive/free-pages.js";
+import { LdsError, fromSystemError } from "../../errors.js";
+import { loadVectorExtension } from "../../index/sqlite/vector-index.js";
+import { zeroFreePages } from "./free-pages.js";
 
 /** Larger than any database's page count: the whole copy happens in one step of the backup API. */
 const ALL_PAGES = 0x7fffffff;

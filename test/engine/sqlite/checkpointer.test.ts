@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { startCheckpointer } from "../../src/store/checkpointer.js";
-import { eventually } from "../helpers/server.js";
-import { tempDir } from "../helpers/temp.js";
+import { startCheckpointer } from "../../../src/engine/sqlite/checkpointer.js";
+import { eventually } from "../../helpers/server.js";
+import { tempDir } from "../../helpers/temp.js";
 
 describe("WAL checkpoints in a thread of their own (the server's)", () => {
   it("copy the WAL into the database while the writing connection never checkpoints, and hand checkpoints back at close", async () => {

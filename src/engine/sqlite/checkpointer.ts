@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
-import { builtModule } from "../util/built-module.js";
+import { builtModule } from "../../util/built-module.js";
 
 const ENTRY = builtModule(import.meta.url, "./checkpoint-worker-entry.js");
 

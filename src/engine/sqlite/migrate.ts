@@ -1,11 +1,9 @@
 import type Database from "better-sqlite3";
-import { LdsError } from "../errors.js";
+import { LdsError } from "../../errors.js";
+import { schemaVersion } from "../../store/schema-version.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 
-/** The schema version recorded in the database (0 for a new, empty one). */
-export function schemaVersion(db: Database.Database): number {
-  return db.pragma("user_version", { simple: true }) as number;
-}
+export { schemaVersion };
 
 /**
  * Bring the database up to `target` (default: the newest migration), each migration in its own transaction

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { hashFileSync } from "../util/files.js";
-import { errorForThread } from "../util/worker-answer.js";
-import { lowerThisThreadsPriority } from "../util/thread-priority.js";
+import { hashFileSync } from "../../util/files.js";
+import { errorForThread } from "../../util/worker-answer.js";
+import { lowerThisThreadsPriority } from "../../util/thread-priority.js";
 import { copyDatabase } from "./copy-database.js";
 import type { CopyDatabaseAnswer } from "./copy-database-thread.js";
 

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { checkStoredTables, IntegrityProblem, openForCheck } from "../../src/archive/database-checks.js";
-import { tempDir } from "../helpers/temp.js";
+import { checkStoredTables, IntegrityProblem, openForCheck } from "../../../src/engine/sqlite/database-checks.js";
+import { tempDir } from "../../helpers/temp.js";
 
 /** A database of two tables and an index, then `finish` on its connection before it is closed. */
 function makeDatabase(finish: (db: Database.Database) => void): string {

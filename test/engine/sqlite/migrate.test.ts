@@ -1,11 +1,11 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { isLdsError } from "../../src/errors.js";
-import { migrate, schemaVersion } from "../../src/store/migrate.js";
-import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/store/migrations.js";
-import { openStore } from "../../src/store/open-store.js";
-import { tempDir } from "../helpers/temp.js";
+import { isLdsError } from "../../../src/errors.js";
+import { migrate, schemaVersion } from "../../../src/engine/sqlite/migrate.js";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../../src/engine/sqlite/migrations.js";
+import { openStore } from "../../../src/engine/sqlite/open-store.js";
+import { tempDir } from "../../helpers/temp.js";
 
 const tables = (db: Database.Database) =>
   db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];

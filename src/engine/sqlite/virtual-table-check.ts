@@ -1,5 +1,5 @@
-import { builtModule } from "../util/built-module.js";
-import { workerAnswer } from "../util/worker-answer.js";
+import { builtModule } from "../../util/built-module.js";
+import { workerAnswer } from "../../util/worker-answer.js";
 import { damagedDatabase } from "./check-snapshot.js";
 
 const ENTRY = builtModule(import.meta.url, "./virtual-table-check-entry.js");

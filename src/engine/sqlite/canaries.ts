@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
-import type { Canary } from "../archive/manifest.js";
-import { queryTerms } from "../index/query-terms.js";
-import { canaryTitles } from "../store/manifest-view.js";
-import { bm25SnippetIds } from "../index/sqlite/snippet-search.js";
+import type { CanaryAnswer } from "../engine.js";
+import { queryTerms } from "../../index/query-terms.js";
+import { canaryTitles } from "./manifest-view.js";
+import { bm25SnippetIds } from "../../index/sqlite/snippet-search.js";
 
 /** Queries per library, libraries sampled, answers kept: enough to notice a changed index, small in the manifest. */
 const PER_LIBRARY = 3;
@@ -19,9 +19,9 @@ const BUDGET_MS = 500;
  * Canary queries for a restore drill: a few queries per library (titles of its snippets, spread over it) with the
  * ids of their best BM25 answers in this database. A restored copy must answer them the same way.
  */
-export function canariesOf(db: Database.Database, budgetMs = BUDGET_MS): Canary[] {
+export function canariesOf(db: Database.Database, budgetMs = BUDGET_MS): CanaryAnswer[] {
   const deadline = Date.now() + budgetMs;
-  const canaries: Canary[] = [];
+  const canaries: CanaryAnswer[] = [];
   // One query of each library first, then the second ones, so that a tight budget still covers many libraries.
   const libraries = canaryTitles(db, PER_LIBRARY, LIBRARIES);
   for (let round = 0; round < PER_LIBRARY; round++) {

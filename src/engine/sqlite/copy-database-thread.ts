@@ -1,7 +1,7 @@
 import path from "node:path";
-import type { HashedFile } from "../archive/hash-files-thread.js";
-import { builtModule } from "../util/built-module.js";
-import { errorFromThread, workerAnswer, type ThreadError } from "../util/worker-answer.js";
+import type { CopiedFile } from "../engine.js";
+import { builtModule } from "../../util/built-module.js";
+import { errorFromThread, workerAnswer, type ThreadError } from "../../util/worker-answer.js";
 
 const ENTRY = builtModule(import.meta.url, "./copy-database-entry.js");
 
@@ -13,7 +13,7 @@ export interface CopyInThreadOptions {
   onPinned: () => void;
 }
 
-export type CopyDatabaseAnswer = { ok: true; copy: HashedFile } | { ok: false; error: ThreadError };
+export type CopyDatabaseAnswer = { ok: true; copy: CopiedFile } | { ok: false; error: ThreadError };
 
 /**
  * copyDatabase on a thread of its own, which imports only the copy, then the copy's SHA-256 and size on the same
@@ -21,7 +21,7 @@ export type CopyDatabaseAnswer = { ok: true; copy: HashedFile } | { ok: false; e
  * each per GiB of volume, mostly system calls) use both cores instead of one after the other, and the hash follows
  * the copy without waiting for a message to reach a busy event loop.
  */
-export async function copyDatabaseInThread(source: string, destination: string, options: CopyInThreadOptions): Promise<HashedFile> {
+export async function copyDatabaseInThread(source: string, destination: string, options: CopyInThreadOptions): Promise<CopiedFile> {
   const answer = await workerAnswer<CopyDatabaseAnswer>(
     ENTRY,
     { source, destination, needsVectorExtension: options.needsVectorExtension, yieldToRequests: options.yieldToRequests },

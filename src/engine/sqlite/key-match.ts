@@ -1,10 +1,10 @@
 import type Database from "better-sqlite3";
-import { keyFingerprint } from "../secrets/key-file.js";
-import { unseal } from "../secrets/seal.js";
-import { getSetting } from "./settings.js";
+import { keyFingerprint } from "../../secrets/key-file.js";
+import { unseal } from "../../secrets/seal.js";
+import { FINGERPRINT_SETTING } from "../../store/secrets-table.js";
+import { getSetting } from "../../store/settings.js";
 
-/** Where lds.db records the fingerprint of the key it was sealed with (settings table). */
-export const FINGERPRINT_SETTING = "secret_key.fingerprint";
+export { FINGERPRINT_SETTING };
 
 /**
  * Whether `key` is the key `db` (a live database or an archive's copy) was sealed with: its recorded fingerprint

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
-import { fromSystemError } from "../errors.js";
+import { fromSystemError } from "../../errors.js";
+import { MMAP_BYTES } from "../../store/mapped-reads.js";
 import { migrate } from "./migrate.js";
 
 export interface OpenStoreOptions {
@@ -13,8 +14,6 @@ export interface OpenStoreOptions {
    */
   mappedReads?: boolean;
 }
-
-export const MMAP_BYTES = 1024 ** 3;
 
 /** Open lds.db in WAL mode with foreign keys on, and migrate it to the newest schema. */
 export function openStore(file: string, options: OpenStoreOptions = {}): Database.Database {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { lowerThisThreadsPriority } from "../util/thread-priority.js";
+import { lowerThisThreadsPriority } from "../../util/thread-priority.js";
 import { checkVirtualTables, IntegrityProblem, openForCheck } from "./database-checks.js";
 import type { VirtualTableCheckAnswer } from "./virtual-table-check.js";
 

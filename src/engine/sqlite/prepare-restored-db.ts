@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
-import { requeueAfterRestore } from "../store/jobs.js";
-import { loadVectorExtension } from "../index/sqlite/vector-index.js";
+import { requeueAfterRestore } from "../../store/jobs.js";
+import { loadVectorExtension } from "../../index/sqlite/vector-index.js";
 
 /**
  * Make the verified snapshots ready to serve, before they replace anything: switch WAL back on (the snapshot is

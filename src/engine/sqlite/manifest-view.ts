@@ -1,19 +1,12 @@
 import type Database from "better-sqlite3";
-import { LIVE_ROW } from "./snippet-batches.js";
-
-/** A library as an archive's manifest lists it. */
-export interface ManifestLibraryRow {
-  id: string;
-  title: string;
-  state: string;
-  snippets: number;
-}
+import { LIVE_ROW } from "../../store/snippet-batches.js";
+import type { SnapshotLibrary } from "../engine.js";
 
 /**
  * What an archive's manifest says about a database copy: its libraries with their snippet counts, and those that
  * were being indexed when it was taken. A database of schema 1 (no libraries yet) has none.
  */
-export function librariesOfSnapshot(db: Database.Database): { libraries: ManifestLibraryRow[]; partial: string[] } {
+export function librariesOfSnapshot(db: Database.Database): { libraries: SnapshotLibrary[]; partial: string[] } {
   const hasLibraries = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'libraries'").get();
   if (!hasLibraries) return { libraries: [], partial: [] };
   const libraries = db
@@ -21,7 +14,7 @@ export function librariesOfSnapshot(db: Database.Database): { libraries: Manifes
       `SELECT l.id, l.title, l.state, (SELECT count(*) FROM snippets s WHERE s.library_id = l.id AND ${LIVE_ROW}) AS snippets
        FROM libraries l ORDER BY l.id`,
     )
-    .all() as ManifestLibraryRow[];
+    .all() as SnapshotLibrary[];
   const partial = db
     .prepare(
       `SELECT id FROM libraries WHERE state IN ('fetching','parsing','embedding')

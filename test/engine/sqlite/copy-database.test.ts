@@ -2,11 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { readFreePages } from "../../src/archive/free-pages.js";
-import type { LdsError } from "../../src/errors.js";
-import { copyDatabase } from "../../src/snapshot/copy-database.js";
-import { openVolume } from "../../src/volume/open-volume.js";
-import { tempDir } from "../helpers/temp.js";
+import { readFreePages } from "../../../src/engine/sqlite/free-pages.js";
+import type { LdsError } from "../../../src/errors.js";
+import { copyDatabase } from "../../../src/engine/sqlite/copy-database.js";
+import { openVolume } from "../../../src/volume/open-volume.js";
+import { tempDir } from "../../helpers/temp.js";
+import { dbOf } from "../../helpers/sqlite-db.js";
 
 const MARKER = "deleted-library-text-7f3a";
 
@@ -81,10 +82,10 @@ describe("copying a live database for an archive", () => {
     expect(fs.existsSync(copy)).toBe(false);
   });
 
-  it("runs the live database with secure_delete, so a deleted row's text leaves its page too", () => {
+  it("runs the live database with secure_delete, so a deleted row's text leaves its page too", async () => {
     const root = tempDir("lds-copy-");
-    const volume = openVolume(root);
-    const { db } = volume;
+    const volume = await openVolume(root);
+    const db = dbOf(volume);
     db.prepare("INSERT INTO teams (name, plan) VALUES ('t', 'pro')").run();
     const add = db.prepare("INSERT INTO libraries (id, team_id, title, source, state) VALUES (?, 1, ?, 'git', 'finalized')");
     add.run("/acme/kept", "kept library");

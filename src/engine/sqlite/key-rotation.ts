@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import type Database from "better-sqlite3";
-import type { DataVolume } from "../config/data-volume.js";
-import { fromSystemError } from "../errors.js";
-import { keyFingerprint } from "../secrets/key-file.js";
-import { FINGERPRINT_SETTING } from "../store/key-match.js";
-import { getSetting } from "../store/settings.js";
-import { exists, fsyncDirectory } from "../util/files.js";
+import type { DataVolume } from "../../config/data-volume.js";
+import { fromSystemError } from "../../errors.js";
+import { keyFingerprint } from "../../secrets/key-file.js";
+import { FINGERPRINT_SETTING } from "./key-match.js";
+import { getSetting } from "../../store/settings.js";
+import { exists, fsyncDirectory } from "../../util/files.js";
 
 /**
  * Finish or drop a key rotation that a crash interrupted (ops/rotate-key.ts), before the key is loaded. The

@@ -1,0 +1,169 @@
+import type { DataVolume } from "../config/data-volume.js";
+import type { SearchIndex } from "../index/search-index.js";
+import type { Store } from "../store/store.js";
+import type { Embedder } from "../vectors/embedder.js";
+
+/**
+ * Engine work, asked for by intent: everything a data volume's databases need besides their records (the `Store`)
+ * and their search index. The SQLite engine (engine/sqlite/) is today's only one; a second engine (PostgreSQL over
+ * the network) implements the same interface, so every operation that would wait on a network answers a Promise.
+ * Chosen once per volume, from its parsed settings (engine/choose-engine.ts).
+ */
+export interface Engine {
+  /** The name a volume's settings choose it by ("sqlite"). */
+  readonly name: string;
+  /** The newest schema this engine's migrations reach: an archive of a newer one cannot be restored here. */
+  readonly latestSchemaVersion: number;
+
+  /**
+   * The names of the volume's database files ("lds.db", "vectors.db"): an archive carries them under these names, in
+   * its db/ and vectors/ folders (archive/manifest.ts).
+   */
+  readonly fileNames: VolumeDatabases;
+  /** The volume's database files (the records' and the vector index's), for what handles them as files. */
+  files(volume: DataVolume): VolumeDatabases;
+  /**
+   * Every live file a restore replaces, the engine's side files included (their loss would drop committed data),
+   * and the key.
+   */
+  liveFiles(volume: DataVolume): string[];
+
+  /**
+   * Open and migrate the volume's databases, finish an interrupted key rotation, load (or create) the key and check
+   * that it is the one they were sealed with (key_missing if not).
+   */
+  open(volume: DataVolume, options: OpenOptions): Promise<OpenedDatabases>;
+  /**
+   * Connections of their own to a volume this process has already opened (and migrated), for a thread that writes
+   * beside the opener (the snippet writer): no migration, and no checkpoints of their own.
+   */
+  connect(volume: DataVolume, key: Buffer, embedder: Embedder): Promise<ConnectedDatabases>;
+
+  /** Before a snapshot: the volume is whole (its databases and key exist), else data_dir_invalid. */
+  checkWhole(volume: DataVolume): Promise<void>;
+  /**
+   * The online snapshot's first step, on a thread of its own: copy the vector index to `target` while writers go
+   * on, and hash the copy. `onPinned` is called once the copy's state is fixed, before its bytes are copied: the
+   * records are copied after it, so that they are the later of the two.
+   */
+  snapshotVectors(volume: DataVolume, target: string, options: { yieldToRequests: boolean; onPinned: () => void }): Promise<CopiedFile>;
+  /** The online snapshot's second step: copy the records and the key; refuse a key that is not the records'. */
+  snapshotRecords(volume: DataVolume, target: { records: string; key: string }): Promise<void>;
+  /** What a manifest says about a copy of the records: schema, libraries, partial ones, canary answers. */
+  describeSnapshot(records: string): Promise<SnapshotDescription>;
+
+  /**
+   * An archive's copies, extracted: each a usable database (integrity checked), the vector table readable, the key
+   * the one the records were sealed with. Damage is an archive_corrupt LdsError naming the copy by its `name`.
+   */
+  checkArchiveCopies(copies: ArchiveCopies, options: { searchIndexCheckedElsewhere: boolean }): Promise<ArchiveCopiesCheck>;
+  /**
+   * The longest part of checkArchiveCopies (the records' own full-text index), on a thread of its own, so that it
+   * runs while the rest of the archive streams. Aborting stops it (`interrupted`); damage is archive_corrupt.
+   */
+  checkSearchIndexCopy(records: NamedFile, options: { yieldToRequests: boolean; signal: AbortSignal }): Promise<void>;
+  /**
+   * Make a restored archive's copies ready to serve before they replace anything, and queue the libraries that were
+   * being indexed at snapshot time (`partial`) for re-indexing. Returns those queued. Migrations wait for the next open.
+   */
+  prepareRestored(copies: VolumeDatabases, partial: string[]): Promise<string[]>;
+
+  /** What the full-text index is called in reports ("FTS5"): a drill's report names the check it ran. */
+  readonly fullTextIndexName: string;
+  /** The restore drill's view of a volume it restored and opened: what it compares with the manifest. */
+  restoredView(opened: OpenedDatabases): RestoredVolumeView;
+}
+
+/** The databases of a volume by what they hold (file paths for a file-based engine). */
+export interface VolumeDatabases {
+  records: string;
+  vectors: string;
+}
+
+/** A file, and the name an error or a report gives it (its path in the archive: "db/lds.db"). */
+export interface NamedFile {
+  file: string;
+  name: string;
+}
+
+/** An archive's database copies and key, extracted to files. */
+export interface ArchiveCopies {
+  records: NamedFile;
+  vectors: NamedFile;
+  key: NamedFile;
+}
+
+export interface ArchiveCopiesCheck {
+  schemaVersion: number;
+  /** One line per copy, for verify's report. */
+  details: { records: string; vectors: string; key: string };
+}
+
+export interface OpenOptions {
+  embedder: Embedder;
+  /** Read through a memory map (the server): see engine/sqlite/open-store.ts. */
+  mappedReads?: boolean;
+}
+
+/** What an engine opened: the records, the search index, the key, and the engine's upkeep. */
+export interface OpenedDatabases {
+  store: Store;
+  index: SearchIndex;
+  key: Buffer;
+  /** For the server: the databases' upkeep (SQLite: WAL checkpoints) on a thread of its own. */
+  checkpointInThread(onFailure: (err: Error) => void): Checkpointer;
+  close(): void;
+}
+
+export interface ConnectedDatabases {
+  store: Store;
+  index: SearchIndex;
+  close(): void;
+}
+
+export interface Checkpointer {
+  close(): Promise<void>;
+}
+
+/** A file an engine copied, with its SHA-256 and size. */
+export interface CopiedFile {
+  file: string;
+  sha256: string;
+  size: number;
+}
+
+/** A library as an archive's manifest lists it. */
+export interface SnapshotLibrary {
+  id: string;
+  title: string;
+  state: string;
+  snippets: number;
+}
+
+/** A query with its best answers at backup time: a restore drill asks it again. */
+export interface CanaryAnswer {
+  libraryId: string;
+  query: string;
+  top: number[];
+}
+
+export interface SnapshotDescription {
+  schemaVersion: number;
+  libraries: SnapshotLibrary[];
+  /** Libraries being indexed when the snapshot was taken. */
+  partial: string[];
+  canaries: CanaryAnswer[];
+}
+
+export interface RestoredVolumeView {
+  /** The full-text index's own consistency check against the snippets; throws when they disagree. */
+  checkFullTextIndex(): Promise<void>;
+  /** Snippets per library, counted as the manifest counts them. */
+  snippetCounts(): Promise<Map<string, number>>;
+  /** Ids of the snippets readers see, in pages, leaving out the libraries in `skip`. */
+  servedSnippetIdPages(skip: ReadonlySet<string>): AsyncIterable<number[]>;
+  /** Every stored secret, sealed, by name. */
+  sealedSecrets(): Promise<Array<{ name: string; sealed: string }>>;
+  /** A canary's answer now: the best snippet ids, or null for a query with nothing to search for. */
+  canaryAnswer(libraryId: string, query: string): Promise<number[] | null>;
+}
