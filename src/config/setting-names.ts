@@ -23,4 +23,5 @@ export const GENERAL_SETTINGS: Record<string, SettingName> = {
   ageIdentity: { flags: ["identity"], env: "LDS_AGE_IDENTITY_FILE" },
   agePassphrase: { flags: ["passphrase-file"], env: "LDS_AGE_PASSPHRASE_FILE" },
   licence: { env: "LDS_LICENSE" },
+  embeddingsUrl: { env: "LDS_EMBEDDINGS_URL" },
 };

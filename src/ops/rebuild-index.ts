@@ -57,6 +57,6 @@ function refuseForeignEmbedder(builtBy: string | undefined, mine: string): void 
   const hashing = (id: string | undefined) => id === undefined || id.startsWith("hashing-");
   if (builtBy === mine || (hashing(builtBy) && hashing(mine))) return;
   throw new LdsError("validation_error", `The search index was built with the embedder ${builtBy}; this command would embed with ${mine}. Nothing was changed.`, {
-    hint: "Run it with the server's LDS_EMBEDDINGS_* settings.",
+    hint: `Run it with the embedding settings the server runs with (${setting("embeddingsUrl")} and the other settings of its provider).`,
   });
 }
