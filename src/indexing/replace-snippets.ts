@@ -3,7 +3,7 @@ import { partitionOf } from "../vectors/vector-index.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
 import { oldGarbageCollector } from "../util/young-garbage.js";
-import { dropReplacedParts, warmNewBatch } from "./warm-new-batch.js";
+import { dropReplacedParts, probeNewBatch, probeOf, warmNewBatch, type ProbeSearch } from "./warm-new-batch.js";
 
 /**
  * Snippets written per transaction: a few milliseconds of SQLite and vector work each, so that a server answers
@@ -35,6 +35,8 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   const batch = await store.snippets.openBatch(libraryId, version);
   const target = { libraryId, version, batch, partition: partitionOf(libraryId, version, batch) };
   let count = 0;
+  /** The first snippet's title and vector: the new batch's first search, made below once it is live. */
+  let probe: ProbeSearch | undefined;
   // The chunk being written while the next one is parsed and embedded: in the server the writer is a thread of
   // its own, so the two overlap (a command writes at once, inline). One chunk at most waits, so memory stays flat.
   let writing: Promise<void> = Promise.resolve();
@@ -44,6 +46,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     for await (const chunk of inChunks(snippets, WRITE_CHUNK)) {
       options.signal?.throwIfAborted();
       const embedded = await embedder.embed(chunk.map(embeddingText), { signal: options.signal });
+      probe ??= probeOf(chunk[0]!.title, embedded[0]!);
       // Each step in a turn of its own: a local embedder resolves at once, and awaiting a resolved promise does not
       // let the event loop answer the requests waiting (parsing, embedding and writing a chunk take 5-30 ms each).
       await yieldTurn();
@@ -70,6 +73,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     throw err;
   }
   await purgeRetiredBatches(volume);
+  await probeNewBatch(volume, target, count, probe);
   return count;
 }
 
