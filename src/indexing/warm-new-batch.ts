@@ -62,8 +62,8 @@ export function probeOf(title: string, vector: Float32Array): ProbeSearch {
  * (the vector thread's nearest 100 and their exact vectors, the word thread's BM25, the main thread's rows), before
  * the ingestion reports the library finalized. Its parts are in place already; what it pays is the rest of a first
  * search after such a change (measured at 21,000 snippets: 60-140 ms, which the first request paid): the IDF counts
- * FTS5 forgets when its structure changes (the publication and the purge change it), and each connection's first
- * reads of the new vectors and rows. Errors are ignored: this is speed, never an answer.
+ * FTS5 forgets when its structure changes (the publication and the purge change it; the word thread counts again
+ * those of the words searched lately), and each connection's first reads of the new vectors and rows. Errors are ignored: this is speed, never an answer.
  */
 export async function probeNewBatch(volume: OpenVolume, target: BatchOfLibrary, snippets: number, probe: ProbeSearch | undefined): Promise<void> {
   const search = volume.vectorSearch;
@@ -72,6 +72,8 @@ export async function probeNewBatch(volume: OpenVolume, target: BatchOfLibrary, 
   const [nearest] = await Promise.all([
     volume.vectors.stale ? Promise.resolve([]) : search.nearest(probe.vector, PROBE_DEPTH, partition).catch(() => []),
     probe.words.length ? search.rankWords({ ...target, words: probe.words, depth: PROBE_DEPTH }).catch(() => undefined) : undefined,
+    // The IDFs of the words searched lately, which FTS5's changed structure made the word thread forget.
+    search.recountWords(),
   ]);
   await volume.store.snippets.load(target.libraryId, target.version, nearest.map((match) => match.snippetId)).catch(() => []);
 }
