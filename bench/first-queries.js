@@ -40,6 +40,14 @@ cli("teams", "create", "bench", "--plan", "enterprise");
 cli("users", "add", "bench@example.test", "--team", "bench", "--role", "owner");
 const key = JSON.parse(cli("keys", "create", "--email", "bench@example.test", "--json")).key;
 const { url, server } = await startServer(volume, { LDS_ADMIN_PASSWORD: password, LDS_ADMIN_USERNAME: "bench", LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host }, lds);
+// The search threads' reports of the copies and word indexes they built (size and time), to print with the rows.
+const built = [];
+let pending = "";
+server.stdout.on("data", (data) => {
+  const lines = (pending + data).split("\n");
+  pending = lines.pop();
+  for (const line of lines) if (/is ready; its/.test(line)) built.push(JSON.parse(line));
+});
 
 try {
   const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "bench", password }) });
@@ -103,6 +111,7 @@ try {
     const ratio = percentile(first, 95) / percentile(next, 95);
     console.log(`| ${label} | ${ms(first, 50)} / ${ms(first, 95)} / ${first.at(-1).toFixed(1)} | ${ms(next, 50)} / ${ms(next, 95)} / ${next.at(-1).toFixed(1)} | ${ratio.toFixed(2)}x |`);
   }
+  for (const b of built) console.log(`\n${b.msg.split(";")[0]}: ${b.library}, ${b.vectors ?? b.snippets} snippets, ${b.mib} MiB, built in ${b.seconds} s`);
   for (const { label, order } of rows) console.log(`\n${label}: the first ${FIRST} in order (ms): ${order.map((v) => v.toFixed(0)).join(", ")}`);
 } finally {
   server.kill("SIGTERM");

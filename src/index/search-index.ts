@@ -74,6 +74,12 @@ export interface SearchThreadSettings {
   wordIndexBytes: number;
 }
 
+/** A search made by an ingestion of its own new batch (SearchIndex.probe): a few words and an embedding. */
+export interface IndexProbe {
+  words: string[];
+  vector: Float32Array;
+}
+
 /** A library's current content, as large as `snippets`, to prepare before its first search. */
 export interface WarmCandidate extends IndexBatch {
   snippets: number;
@@ -129,6 +135,12 @@ export interface SearchIndex {
   prepare(batch: IndexBatch, snippets: number, signal?: AbortSignal, boundMs?: number): Promise<void>;
   /** After a batch was replaced by its successor: drop its in-memory parts now, not at a later sweep. */
   retire(batch: IndexBatch): void;
+  /**
+   * Once a large batch is live and the replaced one purged: one search of it as a reader's would be, so that what
+   * is left of a first search's cost after a change is paid before the library shows finalized. Answers the nearest
+   * snippets' ids (the caller reads their rows); [] when there is nothing to pay. Never rejects.
+   */
+  probe(batch: IndexBatch, snippets: number, probe: IndexProbe): Promise<number[]>;
   startSearchThreads(settings: SearchThreadSettings, onPart: (made: IndexPartMade) => void): { stop(): Promise<void> };
   /** Have the search threads prepare these batches' parts, largest first, within `budgetBytes`; answers the libraries asked for. */
   warm(candidates: WarmCandidate[], budgetBytes: number): string[];

@@ -2,6 +2,7 @@ import { snippetWriterOf, type OpenVolume } from "../volume/open-volume.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
 import { oldGarbageCollector } from "../util/young-garbage.js";
+import { probeOf, type ProbeSearch } from "./new-batch-probe.js";
 
 /**
  * Snippets written per transaction: a few milliseconds of SQLite and vector work each, so that a server answers
@@ -33,6 +34,8 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   const batch = await store.snippets.openBatch(libraryId, version);
   const target = { libraryId, version, batch };
   let count = 0;
+  /** The first snippet's title and vector: the new batch's first search, made below once it is live. */
+  let probe: ProbeSearch | undefined;
   // The chunk being written while the next one is parsed and embedded: in the server the writer is a thread of
   // its own, so the two overlap (a command writes at once, inline). One chunk at most waits, so memory stays flat.
   let writing: Promise<void> = Promise.resolve();
@@ -42,6 +45,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     for await (const chunk of inChunks(snippets, WRITE_CHUNK)) {
       options.signal?.throwIfAborted();
       const embedded = await embedder.embed(chunk.map(embeddingText), { signal: options.signal });
+      probe ??= probeOf(chunk[0]!.title, embedded[0]!);
       // Each step in a turn of its own: a local embedder resolves at once, and awaiting a resolved promise does not
       // let the event loop answer the requests waiting (parsing, embedding and writing a chunk take 5-30 ms each).
       await yieldTurn();
@@ -69,6 +73,9 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     throw err;
   }
   await purgeRetiredBatches(volume);
+  // One search of a large new batch as a reader's would be, before the library shows finalized (SearchIndex.probe),
+  // and a read of the rows it found: the first real search after a refresh then pays no first-time costs.
+  if (probe) await store.snippets.load(libraryId, version, await volume.index.probe({ libraryId, version, batch }, count, probe)).catch(() => []);
   return count;
 }
 

@@ -23,14 +23,16 @@ interface Request {
   rank?: WordRankRequest;
   warmWords?: WordIndexTarget;
   retire?: string;
+  recount?: boolean;
 }
 
 /** Answer once a copy or index asked for ahead of its searches is in place or given up (the ingestion waits for it). */
 const whenWarm = (id: number, warming: Promise<void> | undefined) => void (warming ?? Promise.resolve()).then(() => parentPort!.postMessage({ id, result: null }));
 
-parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords, retire }: Request) => {
+parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords, retire, recount }: Request) => {
   if (warm) return whenWarm(id, search().warm(partition!));
   if (warmWords) return whenWarm(id, wordSearch?.warm(warmWords));
+  if (recount) return whenWarm(id, wordSearch?.recount());
   if (retire !== undefined) {
     // A replaced batch's parts: its copy (a vector thread that has opened vectors.db) and its word index.
     partitions?.retire(retire);

@@ -24,6 +24,8 @@ export interface VectorSearch {
   warm(partition: string): Promise<void>;
   /** Have the thread build a large batch's word index before its first search (store/word-search.ts); as warm. */
   warmWords(target: WordIndexTarget): Promise<void>;
+  /** Have the word thread count again the IDFs of recent query words (store/word-search.ts); as warm. */
+  recountWords(): Promise<void>;
   /** A batch was replaced (its successor is live): drop the copy of its partition and its word index now. */
   retire(partition: string): void;
   close(): Promise<void>;
@@ -131,6 +133,9 @@ export function createVectorSearchWorker(
     },
     warmWords(target) {
       return words ? awaitReady({ warmWords: target }) : Promise.resolve();
+    },
+    recountWords() {
+      return words ? awaitReady({ recount: true }) : Promise.resolve();
     },
     retire(partition) {
       // A thread not started holds nothing to drop.

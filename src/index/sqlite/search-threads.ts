@@ -14,6 +14,7 @@ export function twoSearchThreads(vectors: VectorSearch, words: VectorSearch): Ve
     rankWords: (request) => words.rankWords(request),
     warm: (partition) => vectors.warm(partition),
     warmWords: (target) => words.warmWords(target),
+    recountWords: () => words.recountWords(),
     retire(partition) {
       vectors.retire(partition);
       words.retire(partition);

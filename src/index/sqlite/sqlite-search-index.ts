@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { IndexBatch, NearSnippet, SearchIndex } from "../search-index.js";
 import { ftsExpression } from "./fts-expression.js";
-import { prepareBatchParts, retireBatchParts } from "./prepare-batch.js";
+import { prepareBatchParts, probeBatch, retireBatchParts } from "./prepare-batch.js";
 import { MIN_CACHED_VECTORS, type VectorSearch } from "./knn-worker.js";
 import { copyBytesPerVector } from "./quantized-partition.js";
 import { startServerSearchThreads } from "./search-threads.js";
@@ -119,6 +119,9 @@ export function createSqliteSearchIndex(db: Database.Database, vectors: VectorIn
     },
     retire(batch) {
       retireBatchParts(threads, batch);
+    },
+    probe(batch, snippets, probe) {
+      return probeBatch(threads, vectors.stale, batch, snippets, probe);
     },
     warm(candidates, budgetBytes) {
       if (!threads || budgetBytes <= 0 || vectors.stale) return [];

@@ -66,6 +66,33 @@ describe("vector search from the worker's quantized copies", () => {
     expect(search.cache.get("/b/other", generation("/b/other")!)).toBeUndefined();
   });
 
+  it("warms a partition before its first search, answering once the copy is in place; a retired partition's copy is dropped and never made again", async () => {
+    const { index, search, made, generation } = setUp();
+    await fill(index, "/a/lib#2", 1, 3000, 7);
+    await fill(index, "/a/lib#1", 10_000, 3000, 9);
+    // The new batch's partition: in place when warm answers, before any search asked for it.
+    await search.warm("/a/lib#2");
+    expect(search.cache.holds("/a/lib#2", generation("/a/lib#2")!)).toBe(true);
+    expect(made.map((m) => m.partition)).toEqual(["/a/lib#2"]);
+    // Warming what is already in place answers at once, and builds nothing again.
+    await search.warm("/a/lib#2");
+    expect(made).toHaveLength(1);
+    // The replaced batch's partition, copied after a search, then retired at the swap: its copy goes at once, and a
+    // search of it that raced the swap (it is still in vectors.db until the purge) does not build another.
+    const [query] = await embedder.embed(["retry timeout"]);
+    search.nearest(query!, 20, "/a/lib#1");
+    await search.settled();
+    expect(search.cache.holds("/a/lib#1", generation("/a/lib#1")!)).toBe(true);
+    const bytes = search.cache.bytes;
+    search.retire("/a/lib#1");
+    expect(search.cache.holds("/a/lib#1", generation("/a/lib#1")!)).toBe(false);
+    expect(search.cache.bytes).toBeLessThan(bytes);
+    expect(search.nearest(query!, 20, "/a/lib#1")).toEqual(index.nearest(query!, 20, "/a/lib#1"));
+    await search.settled();
+    expect(search.cache.holds("/a/lib#1", generation("/a/lib#1")!)).toBe(false);
+    expect(made.map((m) => m.partition)).toEqual(["/a/lib#2", "/a/lib#1"]);
+  });
+
   it("never answers from a copy older than the partition: an upsert or a removal is seen at once", async () => {
     const { index, search, generation } = setUp();
     await fill(index, "/a/lib", 1, 2000, 11);

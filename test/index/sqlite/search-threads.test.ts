@@ -11,6 +11,7 @@ function recordingThread(name: string, log: string[]) {
     rankWords: (request) => (log.push(`${name} rankWords ${request.libraryId}`), answerLater([{ id: 2, score: 3 }])),
     warm: async (partition) => void log.push(`${name} warm ${partition}`),
     warmWords: async (target) => void log.push(`${name} warmWords ${target.libraryId}`),
+    recountWords: async () => void log.push(`${name} recountWords`),
     retire: (partition) => void log.push(`${name} retire ${partition}`),
     close: async () => void log.push(`${name} close`),
   };
@@ -25,6 +26,7 @@ describe("two search threads", () => {
     const search = twoSearchThreads(vectors.thread, words.thread);
     await search.warm("p1");
     await search.warmWords({ libraryId: "/a/b", version: "", batch: 1 });
+    await search.recountWords();
     const scan = search.nearest(new Float32Array(4), 10, "p1");
     const ranking = search.rankWords({ libraryId: "/a/b", version: "", batch: 1, words: ["x"], depth: 10 });
     words.answer();
@@ -35,6 +37,6 @@ describe("two search threads", () => {
     // A replaced batch: both threads drop what they hold of it (the copy, the word index).
     search.retire("p0");
     await search.close();
-    expect(log).toEqual(["vectors warm p1", "words warmWords /a/b", "vectors nearest p1 10", "words rankWords /a/b", "vectors retire p0", "words retire p0", "vectors close", "words close"]);
+    expect(log).toEqual(["vectors warm p1", "words warmWords /a/b", "words recountWords", "vectors nearest p1 10", "words rankWords /a/b", "vectors retire p0", "words retire p0", "vectors close", "words close"]);
   });
 });

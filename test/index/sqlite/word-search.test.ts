@@ -114,6 +114,36 @@ describe("BM25 from the search thread's word indexes", () => {
     for (const words of QUERIES) expectSameRanking(search.rank(request("/a/one", words, 100)), fts5(volume, "/a/one", words, 100));
   });
 
+  it("builds a batch's index while it is written, before its publication, and its searches use it from the first; the replaced batch's goes at once", async () => {
+    const volume = setUp();
+    await ingest(volume, "/a/one", 1200, 3);
+    const made: WordIndexMade[] = [];
+    const search = createWordSearch(volume.paths.db, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    open.push(search);
+    const request = (batch: number, words: string[]) => ({ libraryId: "/a/one", version: "", batch, words, depth: 50 });
+    const replaced = liveBatch(volume.db, "/a/one", "");
+    await search.warm({ libraryId: "/a/one", version: "", batch: replaced });
+    expect(search.rank(request(replaced, ["retry"]))).toBeDefined();
+
+    // A refresh writes a new batch: warmed while it is still being written (readers do not see it yet).
+    const { snippets } = volume.store;
+    const batch = await snippets.openBatch("/a/one", "");
+    const word = wordSource(5, VOCABULARY);
+    await snippets.appendToBatch("/a/one", "", batch, Array.from({ length: 1100 }, (_, i) => row(word, i)), () => {});
+    await search.warm({ libraryId: "/a/one", version: "", batch });
+    expect(made).toEqual([expect.objectContaining({ rows: 1200 }), expect.objectContaining({ rows: 1100 })]);
+    await snippets.publishBatch("/a/one", "", batch);
+    // Its first search is answered from the index (FTS5's ranking, to the last bit), with nothing built after it.
+    expectSameRanking(search.rank(request(batch, ["retrying", "timeout", "header"])), fts5(volume, "/a/one", ["retrying", "timeout", "header"], 50));
+    await search.settled();
+    expect(made).toHaveLength(2);
+    // The replaced batch is retired: dropped now, never built again for a search that raced the swap.
+    search.dropRetired();
+    expect(search.rank(request(replaced, ["retry"]))).toBeUndefined();
+    await search.warm({ libraryId: "/a/one", version: "", batch: replaced });
+    expect(made).toHaveLength(2);
+  });
+
   it("gives up an index over its memory budget, says so once, and leaves the ranking to FTS5", async () => {
     const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3);
