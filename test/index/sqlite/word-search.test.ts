@@ -115,13 +115,13 @@ describe("BM25 from the search thread's word indexes", () => {
   });
 
   it("builds a batch's index while it is written, before its publication, and its searches use it from the first; the replaced batch's goes at once", async () => {
-    const volume = setUp();
+    const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3);
     const made: WordIndexMade[] = [];
-    const search = createWordSearch(volume.paths.db, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
+    const search = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100 }, (m) => made.push(m));
     open.push(search);
     const request = (batch: number, words: string[]) => ({ libraryId: "/a/one", version: "", batch, words, depth: 50 });
-    const replaced = liveBatch(volume.db, "/a/one", "");
+    const replaced = liveBatch(dbOf(volume), "/a/one", "");
     await search.warm({ libraryId: "/a/one", version: "", batch: replaced });
     expect(search.rank(request(replaced, ["retry"]))).toBeDefined();
 
@@ -129,7 +129,7 @@ describe("BM25 from the search thread's word indexes", () => {
     const { snippets } = volume.store;
     const batch = await snippets.openBatch("/a/one", "");
     const word = wordSource(5, VOCABULARY);
-    await snippets.appendToBatch("/a/one", "", batch, Array.from({ length: 1100 }, (_, i) => row(word, i)), () => {});
+    await snippets.appendToBatch("/a/one", "", batch, Array.from({ length: 1100 }, (_, i) => row(word, i)));
     await search.warm({ libraryId: "/a/one", version: "", batch });
     expect(made).toEqual([expect.objectContaining({ rows: 1200 }), expect.objectContaining({ rows: 1100 })]);
     await snippets.publishBatch("/a/one", "", batch);
