@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { migrate } from "../dist/engine/sqlite/migrate.js";
 import { MIGRATIONS } from "../dist/engine/sqlite/migrations.js";
 import { loadOrCreateKey } from "../dist/secrets/key-file.js";
-import { putSecret } from "../dist/store/secrets-table.js";
+import { putSecret } from "../dist/store/sqlite/secrets-table.js";
 import { loadVectorExtension } from "../dist/index/sqlite/vector-index.js";
 import { createHashingEmbedder } from "../dist/vectors/embedder.js";
 import { dataVolume } from "../dist/config/data-volume.js";

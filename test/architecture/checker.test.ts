@@ -13,7 +13,7 @@ import { checkArchitecture, keyOf, type BaselineEntry } from "./check.js";
 const CLEAN: Record<string, string> = {
   "engine/sqlite/migrations.ts": `export const M = ["CREATE TABLE libraries (id TEXT)", "create virtual table if not exists jobs using fts5(x)"];`,
   "store/store.ts": `export interface Store { count(): Promise<number> }`,
-  "store/engine.ts": `import Database from "better-sqlite3";\nexport const open = (file: string) => new Database(file).prepare("SELECT count(*) FROM libraries");`,
+  "store/sqlite/engine.ts": `import Database from "better-sqlite3";\nexport const open = (file: string) => new Database(file).prepare("SELECT count(*) FROM libraries");`,
   "util/log.ts": `export const log = (s: string) => s;`,
   "ops/run.ts": `import { log } from "../util/log.js";\nimport type { Store } from "../store/store.js";\nexport const run = async (s: Store) => log(String(await s.count()));`,
   "cli/main.ts": `import { run } from "../ops/run.js";\nexport const home = process.env.HOME;\nexport { run };`,
@@ -113,7 +113,7 @@ describe("the architecture check", () => {
   it("finds SQLite's names (PRAGMA, FTS5, vec0, a .db file) outside the engine, in strings only", () => {
     expect(
       found({
-        "store/pragmas.ts": `export const wal = "PRAGMA journal_mode = WAL";`,
+        "store/sqlite/pragmas.ts": `export const wal = "PRAGMA journal_mode = WAL";`,
         "ops/pragma.ts": `export const q = "pragma integrity_check";`,
         "ops/file.ts": "export const file = (dir: string) => `${dir}/lds.db`;",
         "vectors/vec.ts": `// CREATE VIRTUAL TABLE v USING vec0 (a comment)\nexport const v = ["USING vec0(x float[3])", "fts5 and more"];`,
@@ -130,10 +130,10 @@ describe("the architecture check", () => {
   it("allows only type-only imports of the store's modules other than its contract", () => {
     expect(
       found({
-        "ops/types.ts": `import { type open } from "../store/engine.js";\nexport type Open = typeof open;`,
-        "ops/value.ts": `import { open } from "../store/engine.js";\nexport const o = open;`,
+        "ops/types.ts": `import { type open } from "../store/sqlite/engine.js";\nexport type Open = typeof open;`,
+        "ops/value.ts": `import { open } from "../store/sqlite/engine.js";\nexport const o = open;`,
       }),
-    ).toEqual(["store-contract-only | ops/value.ts | value import of store/engine.ts"]);
+    ).toEqual(["store-contract-only | ops/value.ts | value import of store/sqlite/engine.ts"]);
   });
 
   it("finds process.env below the shells, however it is reached", () => {

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
-import { putSecret } from "../../src/store/secrets-table.js";
+import { putSecret } from "../../src/store/sqlite/secrets-table.js";
 import type { SqliteSearchIndex } from "../../src/index/sqlite/sqlite-search-index.js";
 import { partitionOf, type VectorIndex } from "../../src/index/sqlite/vector-index.js";
 import { dbOf } from "./sqlite-db.js";

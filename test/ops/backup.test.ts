@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { LATEST_SCHEMA_VERSION } from "../../src/engine/sqlite/migrations.js";
 import { describe, expect, it } from "vitest";
 import { openVolume } from "../../src/volume/open-volume.js";
-import { getSecret } from "../../src/store/secrets-table.js";
+import { getSecret } from "../../src/store/sqlite/secrets-table.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { vectorsOf, seedVolume } from "../helpers/volume.js";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { isLdsError } from "../../src/errors.js";
 import { openVolume } from "../../src/volume/open-volume.js";
 import { loadOrCreateKey } from "../../src/secrets/key-file.js";
-import { getSecret, putSecret } from "../../src/store/secrets-table.js";
+import { getSecret, putSecret } from "../../src/store/sqlite/secrets-table.js";
 import { tempDir } from "../helpers/temp.js";
 import { dbOf } from "../helpers/sqlite-db.js";
 

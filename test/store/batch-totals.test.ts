@@ -5,7 +5,7 @@ import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
 import { migrate } from "../../src/engine/sqlite/migrate.js";
 import { MIGRATIONS } from "../../src/engine/sqlite/migrations.js";
 import { openStore } from "../../src/engine/sqlite/open-store.js";
-import { snippetTotals } from "../../src/store/snippets.js";
+import { snippetTotals } from "../../src/store/sqlite/snippets.js";
 import { openVolume, type OpenVolume } from "../../src/volume/open-volume.js";
 import { tempDir } from "../helpers/temp.js";
 import { dbOf } from "../helpers/sqlite-db.js";

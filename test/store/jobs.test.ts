@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openVolume } from "../../src/volume/open-volume.js";
-import { claimNextJob, enqueueJob, finishJob, jobToken, requeueRunningJobsAsSoleProcess } from "../../src/store/jobs.js";
+import { claimNextJob, enqueueJob, finishJob, jobToken, requeueRunningJobsAsSoleProcess } from "../../src/store/sqlite/jobs.js";
 import { tempDir } from "../helpers/temp.js";
 import { dbOf } from "../helpers/sqlite-db.js";
 

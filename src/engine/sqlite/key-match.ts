@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import { keyFingerprint } from "../../secrets/key-file.js";
 import { unseal } from "../../secrets/seal.js";
-import { FINGERPRINT_SETTING } from "../../store/secrets-table.js";
-import { getSetting } from "../../store/settings.js";
+import { FINGERPRINT_SETTING } from "../../store/sqlite/secrets-table.js";
+import { getSetting } from "../../store/sqlite/settings.js";
 
 export { FINGERPRINT_SETTING };
 

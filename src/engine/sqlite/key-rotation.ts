@@ -4,7 +4,7 @@ import type { DataVolume } from "../../config/data-volume.js";
 import { fromSystemError } from "../../errors.js";
 import { keyFingerprint } from "../../secrets/key-file.js";
 import { FINGERPRINT_SETTING } from "./key-match.js";
-import { getSetting } from "../../store/settings.js";
+import { getSetting } from "../../store/sqlite/settings.js";
 import { exists, fsyncDirectory } from "../../util/files.js";
 
 /**

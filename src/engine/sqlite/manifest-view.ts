@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { LIVE_ROW } from "../../store/snippet-batches.js";
+import { LIVE_ROW } from "../../store/sqlite/snippet-batches.js";
 import type { SnapshotLibrary } from "../engine.js";
 
 /**

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../../errors.js";
-import { schemaVersion } from "../../store/schema-version.js";
+import { schemaVersion } from "../../store/sqlite/schema-version.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 
 export { schemaVersion };

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { fromSystemError } from "../../errors.js";
-import { MMAP_BYTES } from "../../store/mapped-reads.js";
+import { MMAP_BYTES } from "../../store/sqlite/mapped-reads.js";
 import { migrate } from "./migrate.js";
 
 export interface OpenStoreOptions {

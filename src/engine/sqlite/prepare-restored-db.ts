@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { requeueAfterRestore } from "../../store/jobs.js";
+import { requeueAfterRestore } from "../../store/sqlite/jobs.js";
 import { loadVectorExtension } from "../../index/sqlite/vector-index.js";
 
 /**

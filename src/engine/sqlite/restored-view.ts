@@ -1,5 +1,5 @@
 import type { OpenedDatabases, RestoredVolumeView } from "../engine.js";
-import { sealedSecrets } from "../../store/secrets-table.js";
+import { sealedSecrets } from "../../store/sqlite/secrets-table.js";
 import { answer } from "./canaries.js";
 import { checkFullTextIndex, servedSnippetIdPages, snippetCountsOfSnapshot } from "./manifest-view.js";
 import { sqliteDatabaseOf } from "./open-databases.js";

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { MMAP_BYTES } from "../../store/mapped-reads.js";
+import { MMAP_BYTES } from "../../store/sqlite/mapped-reads.js";
 import { collectBuildGarbage } from "../../util/young-garbage.js";
 import { PartitionCache, type CopyMade, type PartitionCacheOptions, type PartitionRows } from "./partition-cache.js";
 import { generationReader } from "./partition-generations.js";

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import { liveBatchWithRange } from "../../store/batch-id-range.js";
-import { liveBatch } from "../../store/snippet-batches.js";
+import { liveBatchWithRange } from "../../store/sqlite/batch-id-range.js";
+import { liveBatch } from "../../store/sqlite/snippet-batches.js";
 import { ftsExpression } from "./fts-expression.js";
 
 /**

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { fromSystemError } from "../../errors.js";
-import { MMAP_BYTES } from "../../store/mapped-reads.js";
+import { MMAP_BYTES } from "../../store/sqlite/mapped-reads.js";
 import { advanceGenerations, createGenerationTable, resetGenerations } from "./partition-generations.js";
 
 export interface VectorMatch {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openVolume } from "../../../src/volume/open-volume.js";
 import { bm25ScoredSnippets } from "../../../src/index/sqlite/snippet-search.js";
-import { liveBatch } from "../../../src/store/snippet-batches.js";
+import { liveBatch } from "../../../src/store/sqlite/snippet-batches.js";
 import { tempDir } from "../../helpers/temp.js";
 import { wordSource } from "../../helpers/words.js";
 import { dbOf } from "../../helpers/sqlite-db.js";

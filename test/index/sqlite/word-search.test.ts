@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ftsExpression } from "../../../src/index/sqlite/fts-expression.js";
 import type { SqliteSearchIndex } from "../../../src/index/sqlite/sqlite-search-index.js";
 import { rankSnippets } from "../../../src/search/rank-snippets.js";
-import { liveBatch } from "../../../src/store/snippet-batches.js";
+import { liveBatch } from "../../../src/store/sqlite/snippet-batches.js";
 import { bm25ScoredSnippets } from "../../../src/index/sqlite/snippet-search.js";
 import { createWordSearch, type WordIndexMade, type WordSearch } from "../../../src/index/sqlite/word-search.js";
 import { createVectorSearchWorker, type VectorSearch } from "../../../src/index/sqlite/knn-worker.js";

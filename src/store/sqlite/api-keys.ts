@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
-import { LdsError } from "../errors.js";
-import type { ApiKeyListing, Caller, NewApiKey, Plan, Role } from "./records.js";
-import { action } from "../hints.js";
+import { LdsError } from "../../errors.js";
+import type { ApiKeyListing, Caller, NewApiKey, Plan, Role } from "../records.js";
+import { action } from "../../hints.js";
 
 /** Every key starts with this (spec: keys carry a fixed vendor prefix). */
 export const KEY_PREFIX = "ldssk-";

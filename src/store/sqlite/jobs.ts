@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
-import type { GitJobPayload, Job, JobPayload } from "./records.js";
+import type { GitJobPayload, Job, JobPayload } from "../records.js";
 
 const tokenName = (jobId: number) => `job:${jobId}:gitToken`;
 

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { LibraryVersion } from "./records.js";
+import type { LibraryVersion } from "../records.js";
 
 export function libraryVersions(db: Database.Database, libraryId: string): LibraryVersion[] {
   return db.prepare("SELECT name, ref FROM library_versions WHERE library_id = ? ORDER BY name").all(libraryId) as LibraryVersion[];

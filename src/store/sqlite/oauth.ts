@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
-import { normaliseSiteUrl } from "./record-values.js";
-import type { GrantTokens, NewGrant, OAuthGrant, OAuthState, OAuthTokens } from "./records.js";
+import { normaliseSiteUrl } from "../record-values.js";
+import type { GrantTokens, NewGrant, OAuthGrant, OAuthState, OAuthTokens } from "../records.js";
 
 const hashOf = (state: string) => createHash("sha256").update(state).digest("hex");
 const accessName = (grantId: number) => `oauth:${grantId}:access`;

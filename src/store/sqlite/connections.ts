@@ -1,10 +1,10 @@
 import type Database from "better-sqlite3";
-import { LdsError } from "../errors.js";
+import { LdsError } from "../../errors.js";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
-import { action } from "../hints.js";
-import { normaliseSiteUrl } from "./record-values.js";
+import { action } from "../../hints.js";
+import { normaliseSiteUrl } from "../record-values.js";
 import { dropOrphanGrants } from "./oauth.js";
-import type { ConnectionListing, GitConnectionLookup, WikiConnection } from "./records.js";
+import type { ConnectionListing, GitConnectionLookup, WikiConnection } from "../records.js";
 
 /** Connect a team's wiki account: the token is sealed; the API base is fixed here, by an operator, not by requests. */
 export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<WikiConnection, "id"> & { token: string }): number {

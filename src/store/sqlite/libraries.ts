@@ -2,8 +2,8 @@ import type Database from "better-sqlite3";
 import { recordAudit } from "./audit.js";
 import { enqueueJob, hasAnyPendingJob } from "./jobs.js";
 import { getSetting, setSetting } from "./settings.js";
-import { libraryBusy } from "./record-values.js";
-import type { BranchRecord, JobKind, JobPayload, Library, LibraryMove, LibraryOptions, LibraryState, NewLibrary } from "./records.js";
+import { libraryBusy } from "../record-values.js";
+import type { BranchRecord, JobKind, JobPayload, Library, LibraryMove, LibraryOptions, LibraryState, NewLibrary } from "../records.js";
 
 /** A row of `libraries` as stored: `branches` is JSON text, `private` 0 or 1. */
 interface LibraryRow {

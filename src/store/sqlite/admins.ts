@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
-import { LdsError } from "../errors.js";
-import type { Admin, AdminSession, SessionAdmin } from "./records.js";
+import { LdsError } from "../../errors.js";
+import type { Admin, AdminSession, SessionAdmin } from "../records.js";
 
 export function findAdmin(db: Database.Database, username: string): Admin | undefined {
   return db.prepare("SELECT id, username, password_hash AS passwordHash FROM admins WHERE username = ?").get(username) as Admin | undefined;

@@ -15,7 +15,7 @@ import * as secrets from "./secrets-table.js";
 import * as settings from "./settings.js";
 import * as snippets from "./snippets.js";
 import * as batches from "./snippet-batches.js";
-import type { Store } from "./store.js";
+import type { Store } from "../store.js";
 import * as usage from "./usage.js";
 
 /**

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { UsageCount } from "./records.js";
+import type { UsageCount } from "../records.js";
 
 /**
  * Distinct names kept per library, day and dimension. Query words and client names come from callers, so without a

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import { LdsError } from "../errors.js";
-import { action } from "../hints.js";
-import type { AccessPolicy, Plan, Role, Team, User } from "./records.js";
+import { LdsError } from "../../errors.js";
+import { action } from "../../hints.js";
+import type { AccessPolicy, Plan, Role, Team, User } from "../records.js";
 
 export function createTeam(db: Database.Database, name: string, plan: Plan): Team {
   try {

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { AuditEntry } from "./records.js";
+import type { AuditEntry } from "../records.js";
 
 /** Record an operator action that changes what clients are served. Never holds secrets. */
 export function recordAudit(db: Database.Database, entry: Omit<AuditEntry, "at">): void {

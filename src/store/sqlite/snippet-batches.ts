@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import { LdsError } from "../errors.js";
-import type { NewSnippet, RetiredChunk } from "./records.js";
+import { LdsError } from "../../errors.js";
+import type { NewSnippet, RetiredChunk } from "../records.js";
 
 /**
  * Snippet batches (schema 11): an ingestion writes a library version's new snippets as a batch of its own, in small

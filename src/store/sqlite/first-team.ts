@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { addUser, createTeam } from "./accounts.js";
 import { createApiKey } from "./api-keys.js";
-import type { FirstTeam, FirstTeamRequest } from "./records.js";
+import type { FirstTeam, FirstTeamRequest } from "../records.js";
 
 /**
  * On a volume without teams only: a team, its owner and an API key, all or nothing. Returns null when teams exist

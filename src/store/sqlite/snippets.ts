@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { liveBatch } from "./snippet-batches.js";
-import type { EmbeddableSnippet, SnippetTotals, StoredSnippet } from "./records.js";
+import type { EmbeddableSnippet, SnippetTotals, StoredSnippet } from "../records.js";
 
 /** How many snippets a library version holds ("" = its current content), of one kind or of both. */
 export function countSnippets(db: Database.Database, libraryId: string, version = "", kind?: "code" | "info"): number {

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { seal, unseal } from "../secrets/seal.js";
+import { seal, unseal } from "../../secrets/seal.js";
 import { setSetting } from "./settings.js";
 
 /** Where lds.db records the fingerprint of the key it was sealed with (settings table). */
