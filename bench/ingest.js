@@ -36,7 +36,15 @@ try {
       if (!JSON.parse(unchanged.stdout).unchanged) throw new Error("the second run was expected to find nothing changed");
       again.push(unchanged);
     }
-    rows.push({ files, mib: bytes / 1048576, seconds: median(first.map((r) => r.seconds)), snippets: first[0].result.snippets, rss: Math.max(...first.map((r) => r.rssMiB)), refresh: median(again.map((r) => r.seconds)), refreshRss: Math.max(...again.map((r) => r.rssMiB)) });
+    rows.push({
+      files,
+      mib: bytes / 1048576,
+      seconds: median(first.map((r) => r.seconds)),
+      snippets: first[0].result.snippets,
+      rss: Math.max(...first.map((r) => r.rssMiB)),
+      refresh: median(again.map((r) => r.seconds)),
+      refreshRss: Math.max(...again.map((r) => r.rssMiB)),
+    });
   }
   console.log(`\n## Ingestion (\`lds ingest git\` over HTTP, ${path.relative(root, lds) || lds}), median of ${runs}, peak RSS the largest\n`);
   console.log("| repository | first ingestion (s) | snippets | snippets/s | peak RSS (MiB) | target | unchanged refresh (s) | refresh / first (target < 5%) |");
@@ -44,7 +52,9 @@ try {
   for (const r of rows) {
     const ok = r.rss < RSS_TARGET_MIB ? "✅" : "❌";
     const refreshOk = r.refresh / r.seconds < 0.05 ? "✅" : "❌";
-    console.log(`| ${r.files} files, ${r.mib.toFixed(1)} MiB | ${r.seconds.toFixed(2)} | ${r.snippets} | ${(r.snippets / r.seconds).toFixed(0)} | ${r.rss.toFixed(0)} | < ${RSS_TARGET_MIB} ${ok} | ${r.refresh.toFixed(2)} | ${((r.refresh / r.seconds) * 100).toFixed(1)}% ${refreshOk} |`);
+    console.log(
+      `| ${r.files} files, ${r.mib.toFixed(1)} MiB | ${r.seconds.toFixed(2)} | ${r.snippets} | ${(r.snippets / r.seconds).toFixed(0)} | ${r.rss.toFixed(0)} | < ${RSS_TARGET_MIB} ${ok} | ${r.refresh.toFixed(2)} | ${((r.refresh / r.seconds) * 100).toFixed(1)}% ${refreshOk} |`,
+    );
   }
   if (rows.length > 1) {
     const growth = rows.at(-1).rss / rows[0].rss;

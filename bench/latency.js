@@ -33,9 +33,7 @@ async function load(done) {
     while (!done()) {
       const write = ++n % 5 === 0;
       const started = performance.now();
-      const response = write
-        ? await fetch(`${url}/api/backup/config`, { method: "PUT", headers, body: config(100 + (n % 50)) })
-        : await fetch(`${url}/api/backup/status`, { headers });
+      const response = write ? await fetch(`${url}/api/backup/config`, { method: "PUT", headers, body: config(100 + (n % 50)) }) : await fetch(`${url}/api/backup/status`, { headers });
       await response.arrayBuffer();
       if (!response.ok) throw new Error(`${response.status} from the server`);
       latencies.push(performance.now() - started);
@@ -68,7 +66,9 @@ try {
   console.log("| condition | requests | p50 (ms) | p99 (ms) | max (ms) |");
   console.log("|---|---|---|---|---|");
   console.log(`| no backup (${seconds} s) | ${idle.length} | ${pct(idle, 50).toFixed(1)} | ${pct(idle, 99).toFixed(1)} | ${idle.at(-1).toFixed(1)} |`);
-  console.log(`| backup running (${busySeconds.toFixed(1)} s, archive ${(status.lastResult.size / 1048576).toFixed(0)} MiB) | ${busy.length} | ${pct(busy, 50).toFixed(1)} | ${pct(busy, 99).toFixed(1)} | ${busy.at(-1).toFixed(1)} |`);
+  console.log(
+    `| backup running (${busySeconds.toFixed(1)} s, archive ${(status.lastResult.size / 1048576).toFixed(0)} MiB) | ${busy.length} | ${pct(busy, 50).toFixed(1)} | ${pct(busy, 99).toFixed(1)} | ${busy.at(-1).toFixed(1)} |`,
+  );
   const ratio = pct(busy, 99) / pct(idle, 99);
   console.log(`| backup / no backup (targets: p99 < 1.3x, max < 100 ms) | | | ${ratio.toFixed(2)}x ${ratio < 1.3 ? "✅" : "❌"} | ${busy.at(-1).toFixed(1)} ${busy.at(-1) < 100 ? "✅" : "❌"} |`);
 } finally {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { openVolume } from "../dist/volume/open-volume.js";
 import { sqliteDatabaseOf } from "../dist/engine/sqlite/open-databases.js";
 
-const WORDS = Array.from({ length: 6000 }, (_, i) => (i * 2654435761 % 4294967296).toString(36).slice(0, 3 + (i % 7)));
+const WORDS = Array.from({ length: 6000 }, (_, i) => ((i * 2654435761) % 4294967296).toString(36).slice(0, 3 + (i % 7)));
 
 function paragraph(rand, bytes) {
   const out = [];

@@ -40,7 +40,11 @@ for (const size of sizes) {
   const [backup, baseline, backupAge] = benchInTurns(runs, [
     { argv: lds("backup", "--data-dir", volume, "--to", out), prepare: () => fresh(out) },
     {
-      argv: ["bash", "-c", `set -e; cd ${base}; sqlite3 ${volume}/lds.db ".backup lds.db"; sqlite3 ${volume}/vectors.db ".backup vectors.db"; cp ${volume}/secret.key .; tar cf ../baseline.tar lds.db vectors.db secret.key; sha256sum ../baseline.tar >/dev/null; rm lds.db vectors.db secret.key`],
+      argv: [
+        "bash",
+        "-c",
+        `set -e; cd ${base}; sqlite3 ${volume}/lds.db ".backup lds.db"; sqlite3 ${volume}/vectors.db ".backup vectors.db"; cp ${volume}/secret.key .; tar cf ../baseline.tar lds.db vectors.db secret.key; sha256sum ../baseline.tar >/dev/null; rm lds.db vectors.db secret.key`,
+      ],
       prepare: () => fresh(base),
     },
     // Encrypted with age to a recipient (issue 15): the same backup and restore, side by side (target ≤ 1.3x).
@@ -79,12 +83,21 @@ for (const size of sizes) {
   console.log(`| operation | LDS (s) | baseline (s) | LDS / baseline | target | LDS peak RSS (MiB, target < ${RSS_LIMIT_MIB}) |`);
   console.log("|---|---|---|---|---|---|");
   console.log(`| backup vs sqlite3 .backup ×2 + tar cf + sha256sum | ${backup.seconds} | ${baseline.seconds} | ${ratio(backup, baseline)} | ${check(backup.seconds / baseline.seconds, 0.7)} | ${rss(backup)} |`);
-  console.log(`| verify vs sha256sum (${mibps(archiveBytes, verify.seconds)} vs ${mibps(archiveBytes, sha.seconds)} MiB/s) | ${verify.seconds} | ${sha.seconds} | ${ratio(verify, sha)} | ${check(verify.seconds / sha.seconds, 1.0)} | ${rss(verify)} |`);
+  console.log(
+    `| verify vs sha256sum (${mibps(archiveBytes, verify.seconds)} vs ${mibps(archiveBytes, sha.seconds)} MiB/s) | ${verify.seconds} | ${sha.seconds} | ${ratio(verify, sha)} | ${check(verify.seconds / sha.seconds, 1.0)} | ${rss(verify)} |`,
+  );
   console.log(`| restore vs sha256sum + tar xf | ${restore.seconds} | ${tarx.seconds} | ${ratio(restore, tarx)} | ${check(restore.seconds / tarx.seconds, 1.0)} | ${rss(restore)} |`);
-  console.log(`| backup encrypted (age, 1 recipient) vs plain backup | ${backupAge.seconds} | ${backup.seconds} | ${ratio(backupAge, backup)} | ${check(backupAge.seconds / backup.seconds, 1.3)} | ${rss(backupAge)} |`);
-  console.log(`| restore of the encrypted archive vs plain restore | ${restoreAge.seconds} | ${restore.seconds} | ${ratio(restoreAge, restore)} | ${check(restoreAge.seconds / restore.seconds, 1.3)} | ${rss(restoreAge)} |`);
+  console.log(
+    `| backup encrypted (age, 1 recipient) vs plain backup | ${backupAge.seconds} | ${backup.seconds} | ${ratio(backupAge, backup)} | ${check(backupAge.seconds / backup.seconds, 1.3)} | ${rss(backupAge)} |`,
+  );
+  console.log(
+    `| restore of the encrypted archive vs plain restore | ${restoreAge.seconds} | ${restore.seconds} | ${ratio(restoreAge, restore)} | ${check(restoreAge.seconds / restore.seconds, 1.3)} | ${rss(restoreAge)} |`,
+  );
   console.log(`| backup --gzip (level 1) vs plain backup | ${backupGz.seconds} | ${backup.seconds} | ${ratio(backupGz, backup)} | (informative) | ${rss(backupGz)} |`);
 }
 fs.mkdirSync(path.join(here, "results"), { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-fs.writeFileSync(path.join(here, "results", `archive-${stamp}.json`), JSON.stringify({ sqlite3: execFileSync("sqlite3", ["--version"], { encoding: "utf8" }).trim(), node: process.version, runs, rows }, null, 2));
+fs.writeFileSync(
+  path.join(here, "results", `archive-${stamp}.json`),
+  JSON.stringify({ sqlite3: execFileSync("sqlite3", ["--version"], { encoding: "utf8" }).trim(), node: process.version, runs, rows }, null, 2),
+);

@@ -31,14 +31,23 @@ async function buildVolume() {
   if (fs.existsSync(marker)) return fs.readFileSync(marker, "utf8").trim();
   fs.rmSync(volume, { recursive: true, force: true });
   const docs = path.join(root, "fixtures/docs");
-  const sections = fs.readdirSync(docs).filter((n) => fs.statSync(path.join(docs, n)).isDirectory()).flatMap((n) => parseDocuments(path.join(docs, n), collectDocuments(path.join(docs, n))));
+  const sections = fs
+    .readdirSync(docs)
+    .filter((n) => fs.statSync(path.join(docs, n)).isDirectory())
+    .flatMap((n) => parseDocuments(path.join(docs, n), collectDocuments(path.join(docs, n))));
   let seed = 7;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
   const vocabulary = Array.from({ length: 20000 }, (_, i) => (Math.imul(i + 1, 2654435761) >>> 0).toString(36).slice(0, 4 + (i % 6)));
   const filler = (words) => Array.from({ length: words }, () => vocabulary[Math.floor(rand() * vocabulary.length)]).join(" ");
   const snippets = Array.from({ length: count }, (_, i) => {
     const base = sections[i % sections.length];
-    return { ...base, title: `${base.title} ${i}`, description: `${base.description} ${filler(12)}`, content: `${base.content}\n${filler(60 + Math.floor(rand() * 60))}`, sourcePath: `docs/part-${i % 500}/${base.sourcePath}` };
+    return {
+      ...base,
+      title: `${base.title} ${i}`,
+      description: `${base.description} ${filler(12)}`,
+      content: `${base.content}\n${filler(60 + Math.floor(rand() * 60))}`,
+      sourcePath: `docs/part-${i % 500}/${base.sourcePath}`,
+    };
   });
   const v = await openVolume(volume);
   const started = Date.now();
@@ -92,13 +101,17 @@ try {
   }
   context.sort((a, b) => a - b);
   health.sort((a, b) => a - b);
-  console.log(`\n## /v2/context latency (one library of ${count} snippets; ${built}; ${requests} sequential requests, default 5,000-token budget; vector copy and word index in place ${copyWait} s after the warm-up)\n`);
+  console.log(
+    `\n## /v2/context latency (one library of ${count} snippets; ${built}; ${requests} sequential requests, default 5,000-token budget; vector copy and word index in place ${copyWait} s after the warm-up)\n`,
+  );
   console.log("| request | p50 (ms) | p95 (ms) | max (ms) |\n|---|---|---|---|");
   console.log(`| GET /v2/context | ${percentile(context, 50).toFixed(1)} | ${percentile(context, 95).toFixed(1)} | ${context.at(-1).toFixed(1)} |`);
   console.log(`| GET /api/health (HTTP floor) | ${percentile(health, 50).toFixed(1)} | ${percentile(health, 95).toFixed(1)} | ${health.at(-1).toFixed(1)} |`);
   const p95 = percentile(context, 95);
   const target = count >= 1_000_000 ? 100 : 40;
-  console.log(`\ncontext p95 ${p95.toFixed(1)} ms, ${(p95 / percentile(health, 95)).toFixed(1)}x the HTTP floor's; target < ${target} ms at ${count >= 1_000_000 ? "1,000,000" : "100,000"} snippets ${p95 < target ? "✅" : "❌"}`);
+  console.log(
+    `\ncontext p95 ${p95.toFixed(1)} ms, ${(p95 / percentile(health, 95)).toFixed(1)}x the HTTP floor's; target < ${target} ms at ${count >= 1_000_000 ? "1,000,000" : "100,000"} snippets ${p95 < target ? "✅" : "❌"}`,
+  );
 } finally {
   server.kill("SIGTERM");
 }

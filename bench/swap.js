@@ -28,13 +28,17 @@ if (loopGapsFile) fs.rmSync(loopGapsFile, { force: true });
 const git = await startGitHttpServer("unused");
 const repo = await git.createRepo("public", "bench", "swap", documentTree(files));
 const volume = fresh(path.join(here, ".work", "swap-volume"));
-const { url, server } = await startServer(volume, {
-  LDS_ADMIN_PASSWORD: password,
-  LDS_ADMIN_USERNAME: "bench",
-  LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host,
-  ...(process.env.SWAP_PRELOAD ? { NODE_OPTIONS: `--import ${process.env.SWAP_PRELOAD}` } : {}),
-  ...(loopGapsFile ? { NODE_OPTIONS: `--import ${path.join(here, "lib", "loop-gaps.js")}`, LDS_BENCH_LOOP_GAPS: loopGapsFile } : {}),
-}, lds && path.resolve(lds));
+const { url, server } = await startServer(
+  volume,
+  {
+    LDS_ADMIN_PASSWORD: password,
+    LDS_ADMIN_USERNAME: "bench",
+    LDS_GIT_ALLOW_HTTP_HOSTS: new URL(git.base).host,
+    ...(process.env.SWAP_PRELOAD ? { NODE_OPTIONS: `--import ${process.env.SWAP_PRELOAD}` } : {}),
+    ...(loopGapsFile ? { NODE_OPTIONS: `--import ${path.join(here, "lib", "loop-gaps.js")}`, LDS_BENCH_LOOP_GAPS: loopGapsFile } : {}),
+  },
+  lds && path.resolve(lds),
+);
 // Bounded: killed at the end, and stops by itself after 15 minutes.
 const writer = diskWriter ? spawn("node", [path.join(here, "lib", "disk-writer.js"), path.join(here, ".work", "disk-writer"), "15"], { stdio: "inherit" }) : undefined;
 
@@ -54,7 +58,10 @@ try {
   /** Health requests back to back until `done()` settles; sorted latencies in ms. */
   async function probe(done) {
     let finished = false;
-    done.then(() => (finished = true), () => (finished = true));
+    done.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
     const latencies = [];
     while (!finished) {
       const started = performance.now();
@@ -103,7 +110,9 @@ try {
 
   const row = (label, l, seconds) =>
     `| ${label} | ${seconds ? seconds.toFixed(1) : idleSeconds} | ${l.length} | ${percentile(l, 50).toFixed(1)} | ${percentile(l, 99).toFixed(1)} | ${l.at(-1).toFixed(1)} | ${l.filter((x) => x > TARGET_MS).length} |`;
-  console.log(`\n## Server responsiveness during ingestion (${lds ?? "this build"}; ${files} files; ${swapped.totalSnippets} snippets replaced by as many${diskWriter ? "; another process writing to the disk throughout" : ""})\n`);
+  console.log(
+    `\n## Server responsiveness during ingestion (${lds ?? "this build"}; ${files} files; ${swapped.totalSnippets} snippets replaced by as many${diskWriter ? "; another process writing to the disk throughout" : ""})\n`,
+  );
   console.log("| GET /api/health, one client back to back | seconds | requests | p50 (ms) | p99 (ms) | max (ms) | requests > 100 ms |");
   console.log("|---|---|---|---|---|---|---|");
   console.log(row("idle server (baseline)", idle));

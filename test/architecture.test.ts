@@ -20,9 +20,17 @@ describe("the architecture of src/", () => {
   for (const rule of RULES) {
     it(`${rule.id}: ${rule.reason}`, () => {
       // A new violation: fix it (the rule says why), or, reviewed, add it to baseline.json with a note.
-      expect(checked().added.filter((v) => v.rule === rule.id).map(show)).toEqual([]);
+      expect(
+        checked()
+          .added.filter((v) => v.rule === rule.id)
+          .map(show),
+      ).toEqual([]);
       // A known violation that is gone: delete its entry from baseline.json, so that it cannot come back.
-      expect(checked().stale.filter((v) => v.rule === rule.id).map(keyOf)).toEqual([]);
+      expect(
+        checked()
+          .stale.filter((v) => v.rule === rule.id)
+          .map(keyOf),
+      ).toEqual([]);
     });
   }
 

@@ -1,6 +1,9 @@
 // A documentation repository for the ingestion benchmarks: `files` Markdown files of ~20 KB each (30 sections of
 // prose and fenced code), deterministic, served by real git over HTTP (bench/lib/git-http-server.js).
-export const WORDS = "widget gadget render value size colour row column grid install configure option client server request response cache token queue job library snippet index search vector embed parse archive backup restore".split(" ");
+export const WORDS =
+  "widget gadget render value size colour row column grid install configure option client server request response cache token queue job library snippet index search vector embed parse archive backup restore".split(
+    " ",
+  );
 
 /** One Markdown file of the repository; `edition` changes its words (a new commit to re-ingest). */
 export function document(n, edition = 0) {
@@ -9,7 +12,17 @@ export function document(n, edition = 0) {
   const sentence = () => Array.from({ length: 14 }, word).join(" ") + ".";
   const parts = [`# Guide ${n}`, ""];
   for (let s = 0; s < 30; s++) {
-    parts.push(`## Section ${s} of guide ${n}`, "", Array.from({ length: 6 }, sentence).join(" "), "", "```js", `const w${s} = new Widget({ size: ${s}, guide: ${n} });`, `w${s}.render("${word()}");`, "```", "");
+    parts.push(
+      `## Section ${s} of guide ${n}`,
+      "",
+      Array.from({ length: 6 }, sentence).join(" "),
+      "",
+      "```js",
+      `const w${s} = new Widget({ size: ${s}, guide: ${n} });`,
+      `w${s}.render("${word()}");`,
+      "```",
+      "",
+    );
   }
   return parts.join("\n");
 }

@@ -20,13 +20,25 @@ export async function startGitHttpServer(token) {
     const given = header.startsWith("Basic ") ? Buffer.from(header.slice(6), "base64").toString().split(":").slice(1).join(":") : "";
     const authorized = given === token;
     requests.push({ url: req.url, authorized });
-    const repo = url.pathname.split("/").slice(1, 3).join("/").replace(/\.git$/, "");
+    const repo = url.pathname
+      .split("/")
+      .slice(1, 3)
+      .join("/")
+      .replace(/\.git$/, "");
     if (privateRepos.has(repo) && !authorized) {
       res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("authentication required");
       return;
     }
     const cgi = spawn(BACKEND, [], {
-      env: { GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: "1", PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), REQUEST_METHOD: req.method, CONTENT_TYPE: req.headers["content-type"] ?? "", REMOTE_ADDR: "127.0.0.1" },
+      env: {
+        GIT_PROJECT_ROOT: root,
+        GIT_HTTP_EXPORT_ALL: "1",
+        PATH_INFO: url.pathname,
+        QUERY_STRING: url.search.slice(1),
+        REQUEST_METHOD: req.method,
+        CONTENT_TYPE: req.headers["content-type"] ?? "",
+        REMOTE_ADDR: "127.0.0.1",
+      },
     });
     req.pipe(cgi.stdin);
     let head = Buffer.alloc(0);

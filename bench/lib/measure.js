@@ -66,4 +66,3 @@ export function benchInTurns(runs, cases) {
   }
   return samples.map((list) => ({ seconds: median(list.map((s) => s.seconds)), rssMiB: Math.max(...list.map((s) => s.rssMiB)) }));
 }
-

@@ -30,7 +30,10 @@ export async function startServer(volume, env = {}, lds = path.join(root, "bin/l
   const watchers = [];
   server.stdout.on("data", (d) => {
     log += d;
-    for (const w of watchers.splice(0)) (w.pattern.test(log) ? w.resolve() : watchers.push(w));
+    for (const w of watchers.splice(0)) {
+      if (w.pattern.test(log)) w.resolve();
+      else watchers.push(w);
+    }
   });
   const logged = (pattern) =>
     new Promise((resolve, reject) => {

@@ -2,9 +2,7 @@ import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOpti
 import { LdsError } from "../errors.js";
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scryptCallback(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  new Promise<Buffer>((resolve, reject) => scryptCallback(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
 
 /** scrypt cost: N=2^15, r=8 (about 50 ms and 32 MiB here): slow for an attacker, fine for a login. */
 const PARAMS = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };

@@ -15,7 +15,9 @@ export function checkRecipients(recipients: string[]): void {
     try {
       new Encrypter().addRecipient(recipient);
     } catch {
-      throw new LdsError("validation_error", `"${recipient.slice(0, 80)}" is not an age recipient.`, { hint: "A recipient is a public key such as age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p." });
+      throw new LdsError("validation_error", `"${recipient.slice(0, 80)}" is not an age recipient.`, {
+        hint: "A recipient is a public key such as age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p.",
+      });
     }
   }
 }
@@ -44,4 +46,3 @@ export async function ageSealing(encryption: ArchiveEncryption): Promise<AgeSeal
   const nonce = randomBytes(16);
   return { head: Buffer.concat([header, nonce]), key: payloadKey(fileKey!, nonce) };
 }
-

@@ -9,10 +9,7 @@ const ENTRY = builtModule(import.meta.url, "./archive-bytes-entry.js");
 /** Chunks (about 1 MiB each) the thread may send before this side has taken them: memory stays bounded. */
 export const CHUNKS_AHEAD = 3;
 
-export type ArchiveThreadMessage =
-  | { type: "data"; chunk: Uint8Array }
-  | { type: "end"; sha256: string }
-  | { type: "error"; error: ThreadError };
+export type ArchiveThreadMessage = { type: "data"; chunk: Uint8Array } | { type: "end"; sha256: string } | { type: "error"; error: ThreadError };
 
 export interface ArchiveThreadData {
   stagingDir: string;

@@ -48,12 +48,7 @@ export interface ArchiveBytes {
 export function archiveBytes(options: ArchiveBytesOptions): ArchiveBytes {
   const removals: Array<Promise<void>> = [];
   const smallGarbage = options.smallGarbage === true;
-  const tar = archiveStream(
-    options.stagingDir,
-    options.gzip,
-    (rel) => removals.push(fs.promises.rm(path.join(options.stagingDir, rel), { force: true }).catch(() => {})),
-    smallGarbage ? 256 * 1024 : undefined,
-  );
+  const tar = archiveStream(options.stagingDir, options.gzip, (rel) => removals.push(fs.promises.rm(path.join(options.stagingDir, rel), { force: true }).catch(() => {})), smallGarbage ? 256 * 1024 : undefined);
   let archive: Readable = tar;
   if (options.sealing) {
     const cipher = encryptPayload(options.sealing.key);

@@ -17,11 +17,15 @@ export type HashFilesAnswer = { ok: true; files: HashedFile[] } | { ok: false; m
  * after it. The thread imports only the hashing, so it adds a few MiB, not a second copy of LDS.
  */
 export async function hashFilesInThread(files: string[], options: { yieldToRequests: boolean; signal?: AbortSignal }): Promise<HashedFile[]> {
-  const answer = await workerAnswer<HashFilesAnswer>(ENTRY, { files, yieldToRequests: options.yieldToRequests }, {
-    what: "the thread hashing the snapshot",
-    signal: options.signal,
-    stoppedMessage: "The backup was interrupted while it hashed the snapshot; no archive was written.",
-  });
+  const answer = await workerAnswer<HashFilesAnswer>(
+    ENTRY,
+    { files, yieldToRequests: options.yieldToRequests },
+    {
+      what: "the thread hashing the snapshot",
+      signal: options.signal,
+      stoppedMessage: "The backup was interrupted while it hashed the snapshot; no archive was written.",
+    },
+  );
   if (!answer.ok) throw new Error(`hashing the snapshot failed: ${answer.message}`);
   return answer.files;
 }

@@ -177,7 +177,10 @@ function checkFreeSpace(dir: string, manifest: Manifest): void {
 export function formatBytes(n: number): string {
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let i = 0;
-  while (n >= 1024 && i < units.length - 1) (n /= 1024), i++;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
   return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
@@ -208,5 +211,6 @@ function unsafe(what: string): LdsError {
 
 /** Names from an archive go into messages: strip control characters and cap the length. */
 function printable(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters in an archive's names are exactly what this replaces
   return name.replace(/[\u0000-\u001f\u007f]/g, "?").slice(0, 200);
 }

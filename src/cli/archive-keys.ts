@@ -53,7 +53,9 @@ export function keysFromArgs(argv: AgeArgs, env: NodeJS.ProcessEnv = process.env
 /** A new passphrase, typed twice on the terminal; refused without one. */
 async function askNewPassphrase(): Promise<string> {
   if (!process.stdin.isTTY) {
-    throw new LdsError("confirmation_required", "--age-passphrase asks on a terminal, and there is none.", { hint: "Put the passphrase in a file and pass --age-passphrase-file FILE (or set LDS_AGE_PASSPHRASE_FILE)." });
+    throw new LdsError("confirmation_required", "--age-passphrase asks on a terminal, and there is none.", {
+      hint: "Put the passphrase in a file and pass --age-passphrase-file FILE (or set LDS_AGE_PASSPHRASE_FILE).",
+    });
   }
   const { default: prompts } = await import("prompts");
   const answers = await prompts([
@@ -75,7 +77,10 @@ const words = (text: string | undefined) => (text ?? "").split(/[\s,]+/).filter(
 
 /** Lines of an age key file that hold keys: comments and blank lines skipped. */
 function keyLines(text: string, isKey: (line: string) => boolean): string[] {
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith("#") && isKey(l));
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#") && isKey(l));
 }
 
 function passphrase(file: string, flag: string): string {

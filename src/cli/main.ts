@@ -53,34 +53,33 @@ function commands(cli: Argv, entry: Entry): Argv {
   const json = { type: "boolean", default: false, describe: "Print the result as one JSON object" } as const;
   const backup = {
     builder: (y: Argv) =>
-      encryptOptions(destinationOptions(
-        y
-          .option("data-dir", dataDirOption)
-          .option("to", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
-          .option("gzip", { type: "boolean", default: false, describe: "Compress the archive with gzip" })
-          .option("keep", { type: "number", describe: "After success, keep only the newest N archives there" })
-          .option("json", json),
-      )),
+      encryptOptions(
+        destinationOptions(
+          y
+            .option("data-dir", dataDirOption)
+            .option("to", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
+            .option("gzip", { type: "boolean", default: false, describe: "Compress the archive with gzip" })
+            .option("keep", { type: "number", describe: "After success, keep only the newest N archives there" })
+            .option("json", json),
+        ),
+      ),
     handler: lazy(() => import("./commands/backup.js")),
   };
   const restore = {
     builder: (y: Argv) =>
-      identityOptions(destinationOptions(
-        y
-          .positional("archive", { type: "string", demandOption: true, describe: "Archive file, or s3://bucket/prefix/<name>" })
-          .option("data-dir", dataDirOption)
-          .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
-          .option("json", json),
-      )),
+      identityOptions(
+        destinationOptions(
+          y
+            .positional("archive", { type: "string", demandOption: true, describe: "Archive file, or s3://bucket/prefix/<name>" })
+            .option("data-dir", dataDirOption)
+            .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
+            .option("json", json),
+        ),
+      ),
     handler: lazy(() => import("./commands/restore.js")),
   };
   const from = (y: Argv) =>
-    destinationOptions(
-      y
-        .option("data-dir", dataDirOption)
-        .option("from", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" })
-        .option("json", json),
-    );
+    destinationOptions(y.option("data-dir", dataDirOption).option("from", { type: "string", describe: "Directory or s3://bucket/prefix (default: <data-dir>/backups)" }).option("json", json));
   if (entry === "lds-backup") return cli.command("$0", "Back up the data volume into one archive", backup.builder, backup.handler);
   if (entry === "lds-restore") return cli.command("$0 <archive>", "Restore the data volume from an archive (server stopped)", restore.builder, restore.handler);
   return cli
@@ -124,17 +123,70 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command("teams", "Manage teams and their plans", (y) =>
       y
-        .command("create <name>", "Create a team", (c) => c.positional("name", { type: "string", demandOption: true }).option("plan", { choices: ["free", "pro", "enterprise"], default: "free" }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
-        .command("set-plan <name> <plan>", "Change a team's plan", (c) => c.positional("name", { type: "string", demandOption: true }).positional("plan", { choices: ["free", "pro", "enterprise"], demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
-        .command("restrict <name> [libraries..]", "Allow a team only these libraries (ids or patterns: /owner/*, /~team-3/**): its access policy", (c) => c.positional("name", { type: "string", demandOption: true }).positional("libraries", { type: "string", array: true, default: [] }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
-        .command("add-project <name> <projectId>", "Add a project (wiki spaces are associated with one)", (c) => c.positional("name", { type: "string", demandOption: true }).positional("projectId", { type: "string", demandOption: true }).option("project-name", { type: "string", default: "" }).option("data-dir", dataDirOption), lazy(() => import("./commands/teams.js")))
-        .command("list", "List teams", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/teams.js")))
+        .command(
+          "create <name>",
+          "Create a team",
+          (c) =>
+            c
+              .positional("name", { type: "string", demandOption: true })
+              .option("plan", { choices: ["free", "pro", "enterprise"], default: "free" })
+              .option("data-dir", dataDirOption),
+          lazy(() => import("./commands/teams.js")),
+        )
+        .command(
+          "set-plan <name> <plan>",
+          "Change a team's plan",
+          (c) =>
+            c
+              .positional("name", { type: "string", demandOption: true })
+              .positional("plan", { choices: ["free", "pro", "enterprise"], demandOption: true })
+              .option("data-dir", dataDirOption),
+          lazy(() => import("./commands/teams.js")),
+        )
+        .command(
+          "restrict <name> [libraries..]",
+          "Allow a team only these libraries (ids or patterns: /owner/*, /~team-3/**): its access policy",
+          (c) => c.positional("name", { type: "string", demandOption: true }).positional("libraries", { type: "string", array: true, default: [] }).option("data-dir", dataDirOption),
+          lazy(() => import("./commands/teams.js")),
+        )
+        .command(
+          "add-project <name> <projectId>",
+          "Add a project (wiki spaces are associated with one)",
+          (c) =>
+            c
+              .positional("name", { type: "string", demandOption: true })
+              .positional("projectId", { type: "string", demandOption: true })
+              .option("project-name", { type: "string", default: "" })
+              .option("data-dir", dataDirOption),
+          lazy(() => import("./commands/teams.js")),
+        )
+        .command(
+          "list",
+          "List teams",
+          (c) => c.option("data-dir", dataDirOption).option("json", json),
+          lazy(() => import("./commands/teams.js")),
+        )
         .demandCommand(1, "Name a subcommand: lds teams create|set-plan|restrict|list."),
     )
     .command("users", "Manage users", (y) =>
       y
-        .command("add <email>", "Add a user to a team", (c) => c.positional("email", { type: "string", demandOption: true }).option("team", { type: "string", demandOption: true }).option("role", { choices: ["owner", "admin", "member"], default: "member" }).option("data-dir", dataDirOption), lazy(() => import("./commands/users.js")))
-        .command("remove <email>", "Remove a user from its team (its API keys stop working; add it again to undo)", (c) => c.positional("email", { type: "string", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/users.js")))
+        .command(
+          "add <email>",
+          "Add a user to a team",
+          (c) =>
+            c
+              .positional("email", { type: "string", demandOption: true })
+              .option("team", { type: "string", demandOption: true })
+              .option("role", { choices: ["owner", "admin", "member"], default: "member" })
+              .option("data-dir", dataDirOption),
+          lazy(() => import("./commands/users.js")),
+        )
+        .command(
+          "remove <email>",
+          "Remove a user from its team (its API keys stop working; add it again to undo)",
+          (c) => c.positional("email", { type: "string", demandOption: true }).option("data-dir", dataDirOption),
+          lazy(() => import("./commands/users.js")),
+        )
         .demandCommand(1, "Name a subcommand: lds users add EMAIL --team NAME, or lds users remove EMAIL."),
     )
     .command("connections", "A team's git and wiki accounts: add with a token ($LDS_CONNECTION_TOKEN), list, remove", (y) =>
@@ -161,8 +213,18 @@ function commands(cli: Argv, entry: Entry): Argv {
               .option("data-dir", dataDirOption),
           lazy(() => import("./commands/connections.js")),
         )
-        .command("list", "List every team's connections (pasted tokens and OAuth accounts), never a token", (c) => c.option("json", { type: "boolean", default: false }).option("data-dir", dataDirOption), lazy(() => import("./commands/connections.js")))
-        .command("remove <id>", "Remove a connection (an OAuth one is also revoked at its provider where possible)", (c) => c.positional("id", { type: "number", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/connections.js")))
+        .command(
+          "list",
+          "List every team's connections (pasted tokens and OAuth accounts), never a token",
+          (c) => c.option("json", { type: "boolean", default: false }).option("data-dir", dataDirOption),
+          lazy(() => import("./commands/connections.js")),
+        )
+        .command(
+          "remove <id>",
+          "Remove a connection (an OAuth one is also revoked at its provider where possible)",
+          (c) => c.positional("id", { type: "number", demandOption: true }).option("data-dir", dataDirOption),
+          lazy(() => import("./commands/connections.js")),
+        )
         .demandCommand(1, "Name a subcommand: lds connections add-wiki|add-git|list|remove."),
     )
     .command("secrets", "Manage the key that seals stored secrets", (y) =>
@@ -187,9 +249,24 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command("keys", "Manage API keys", (y) =>
       y
-        .command("create", "Create an API key for a user (shown once)", (c) => c.option("email", { type: "string", demandOption: true }).option("name", { type: "string" }).option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/keys.js")))
-        .command("revoke <prefix>", "Revoke a key by its prefix (ldssk-…)", (c) => c.positional("prefix", { type: "string", demandOption: true }).option("data-dir", dataDirOption), lazy(() => import("./commands/keys.js")))
-        .command("list", "List keys (prefixes only)", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/keys.js")))
+        .command(
+          "create",
+          "Create an API key for a user (shown once)",
+          (c) => c.option("email", { type: "string", demandOption: true }).option("name", { type: "string" }).option("data-dir", dataDirOption).option("json", json),
+          lazy(() => import("./commands/keys.js")),
+        )
+        .command(
+          "revoke <prefix>",
+          "Revoke a key by its prefix (ldssk-…)",
+          (c) => c.positional("prefix", { type: "string", demandOption: true }).option("data-dir", dataDirOption),
+          lazy(() => import("./commands/keys.js")),
+        )
+        .command(
+          "list",
+          "List keys (prefixes only)",
+          (c) => c.option("data-dir", dataDirOption).option("json", json),
+          lazy(() => import("./commands/keys.js")),
+        )
         .demandCommand(1, "Name a subcommand: lds keys create|revoke|list."),
     )
     .command("ingest", "Index a source into a library now (operators; the public API queues the same work)", (y) =>
@@ -214,7 +291,12 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command("libraries", "List the indexed libraries, move one to a new source, or read its usage metrics", (y) =>
       y
-        .command("list", "Every library: processing state (and why it failed), snippets, versions", (c) => c.option("data-dir", dataDirOption).option("json", json), lazy(() => import("./commands/libraries.js")))
+        .command(
+          "list",
+          "Every library: processing state (and why it failed), snippets, versions",
+          (c) => c.option("data-dir", dataDirOption).option("json", json),
+          lazy(() => import("./commands/libraries.js")),
+        )
         .command(
           "move <id>",
           "Point a library at a new source (recorded in the audit log); the server re-indexes it",
@@ -267,7 +349,12 @@ function commands(cli: Argv, entry: Entry): Argv {
     )
     .command("backups", "List or prune the archives at a destination", (y) =>
       y
-        .command("list", "List archives, newest first", from, lazy(() => import("./commands/backups-list.js")))
+        .command(
+          "list",
+          "List archives, newest first",
+          from,
+          lazy(() => import("./commands/backups-list.js")),
+        )
         .command(
           "prune",
           "Keep the newest N archives and delete the older ones (only LDS archives are touched)",
@@ -313,7 +400,14 @@ function exitCodeHelp(): string {
   const byExit = new Map<number, string[]>();
   for (const row of errorTable()) byExit.set(row.exit, [...(byExit.get(row.exit) ?? []), row.code]);
   const lines = [...byExit.entries()].sort(([a], [b]) => a - b).map(([exit, codes]) => `  ${String(exit).padStart(3)}  ${codes.join(", ")}`);
-  return ["Exit codes:", `    ${EXIT.ok}  success`, ...lines, `   ${EXIT.restart}  lds serve restarting to apply a staged restore (for systemd Restart=on-failure)`, "", "Docs: docs/errors.md (what each code means and what to do)."].join("\n");
+  return [
+    "Exit codes:",
+    `    ${EXIT.ok}  success`,
+    ...lines,
+    `   ${EXIT.restart}  lds serve restarting to apply a staged restore (for systemd Restart=on-failure)`,
+    "",
+    "Docs: docs/errors.md (what each code means and what to do).",
+  ].join("\n");
 }
 
 /**

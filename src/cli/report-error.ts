@@ -11,10 +11,10 @@ export function reportError(err: unknown, json: boolean): number {
     err instanceof LdsError
       ? err
       : isDiskFull(err)
-      ? fromSystemError(err, "the data volume")
-      : new LdsError("internal_error", `Unexpected error: ${(err as Error)?.message ?? String(err)}`, {
-          hint: "Run again with LDS_DEBUG=1 for details, and report it if it persists.",
-        });
+        ? fromSystemError(err, "the data volume")
+        : new LdsError("internal_error", `Unexpected error: ${(err as Error)?.message ?? String(err)}`, {
+            hint: "Run again with LDS_DEBUG=1 for details, and report it if it persists.",
+          });
   // Settings and actions named neutrally in the hint ({s3.region}) become this shell's flags, variables and commands.
   const hint = lds.hint ? renderHint(lds.hint, CLI_HINT_WORDS) : undefined;
   if (json) {

@@ -14,11 +14,7 @@ export function summaryLines(archive: string, size: number | null, manifest: Man
     lines.push(`  ${lib.id}  ${lib.state}, ${lib.snippets} snippets${manifest.partial.includes(lib.id) ? " (partial)" : ""}`);
   }
   if (manifest.libraries.length > 20) lines.push(`  … and ${manifest.libraries.length - 20} more (--json lists all)`);
-  lines.push(
-    compat.restorable
-      ? `Restorable:     yes${compat.needsMigration ? " (older schema: migrated at the next server start)" : ""}`
-      : `Restorable:     no: ${compat.reason}`,
-  );
+  lines.push(compat.restorable ? `Restorable:     yes${compat.needsMigration ? " (older schema: migrated at the next server start)" : ""}` : `Restorable:     no: ${compat.reason}`);
   return lines;
 }
 

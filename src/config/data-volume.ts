@@ -48,5 +48,8 @@ export function dataVolume(root: string, settings: { engine?: string } = {}): Da
 
 /** A UTC timestamp that sorts by time and is safe in file names: 20261121T151441Z. */
 export function fileTimestamp(date = new Date()): string {
-  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return date
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 }

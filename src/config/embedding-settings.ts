@@ -35,7 +35,8 @@ export function embeddingSettingsFromEnv(env: NodeJS.ProcessEnv): EmbeddingSetti
   }
   if (parsed.username || parsed.password) throw refuse("LDS_EMBEDDINGS_URL must not hold credentials", "Put the key in a file named by LDS_EMBEDDINGS_API_KEY_FILE.");
   const provider = env.LDS_EMBEDDINGS_PROVIDER?.trim() || "openai";
-  if (provider !== "openai" && provider !== "ollama") throw refuse(`LDS_EMBEDDINGS_PROVIDER must be openai or ollama (got "${provider.slice(0, 40)}")`, "openai covers every OpenAI-compatible /embeddings endpoint.");
+  if (provider !== "openai" && provider !== "ollama")
+    throw refuse(`LDS_EMBEDDINGS_PROVIDER must be openai or ollama (got "${provider.slice(0, 40)}")`, "openai covers every OpenAI-compatible /embeddings endpoint.");
   const model = env.LDS_EMBEDDINGS_MODEL?.trim();
   if (!model) throw refuse("LDS_EMBEDDINGS_MODEL is required with LDS_EMBEDDINGS_URL", "Name the embedding model, e.g. text-embedding-3-small or nomic-embed-text.");
   const whole = (name: string, fallback: number | undefined, min: number, max: number) => wholeFromEnv(env, name, fallback, min, max);

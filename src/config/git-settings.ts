@@ -14,7 +14,6 @@ export interface GitUrlPolicy {
 
 export const DEFAULT_GIT_HOST = "github.com";
 
-
 /** The git settings of an installation, read from its environment (docs/operations.md, "Git sources"). */
 export function gitPolicyFromEnv(env: NodeJS.ProcessEnv, extraHttpHosts: string[] = []): GitUrlPolicy {
   return {

@@ -104,10 +104,9 @@ export async function uploadInParts(body: Readable, options: PartUploadOptions):
 /** As lib-storage does: when the client adds checksums to requests, the upload declares CRC32 for its parts. */
 async function createUpload(client: S3Client, bucket: string, key: string, signal: AbortSignal | undefined): Promise<string> {
   const checksums = await client.config.requestChecksumCalculation();
-  const created = await client.send(
-    new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ...(checksums === "WHEN_SUPPORTED" ? { ChecksumAlgorithm: ChecksumAlgorithm.CRC32 } : {}) }),
-    { abortSignal: signal },
-  );
+  const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ...(checksums === "WHEN_SUPPORTED" ? { ChecksumAlgorithm: ChecksumAlgorithm.CRC32 } : {}) }), {
+    abortSignal: signal,
+  });
   if (!created.UploadId) throw new Error("the multipart upload was created without an UploadId");
   return created.UploadId;
 }

@@ -1,13 +1,4 @@
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from "@aws-sdk/client-s3";
+import { AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -157,10 +148,7 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
         signal: opts.signal,
         open: async (from) => {
           try {
-            const object = await client.send(
-              new GetObjectCommand({ Bucket: options.bucket, Key: keyOf(name), Range: `bytes=${from}-${end}` }),
-              { abortSignal: opts.signal },
-            );
+            const object = await client.send(new GetObjectCommand({ Bucket: options.bucket, Key: keyOf(name), Range: `bytes=${from}-${end}` }), { abortSignal: opts.signal });
             return object.Body as Readable;
           } catch (err) {
             throw fail(err, `downloading ${name}`);
@@ -178,9 +166,7 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
       for (;;) {
         let listing;
         try {
-          listing = await client.send(
-            new ListMultipartUploadsCommand({ Bucket: options.bucket, Prefix: prefix ? `${prefix}/` : undefined, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
-          );
+          listing = await client.send(new ListMultipartUploadsCommand({ Bucket: options.bucket, Prefix: prefix ? `${prefix}/` : undefined, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
         } catch (err) {
           throw fail(err, "listing incomplete uploads");
         }
@@ -207,9 +193,7 @@ export function createS3Destination(options: S3DestinationOptions): Destination 
       do {
         let page;
         try {
-          page = await client.send(
-            new ListObjectsV2Command({ Bucket: options.bucket, Prefix: prefix ? `${prefix}/` : undefined, ContinuationToken: token }),
-          );
+          page = await client.send(new ListObjectsV2Command({ Bucket: options.bucket, Prefix: prefix ? `${prefix}/` : undefined, ContinuationToken: token }));
         } catch (err) {
           throw fail(err, "listing archives");
         }

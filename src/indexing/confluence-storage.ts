@@ -12,7 +12,6 @@ export function parseConfluenceStorage(xhtml: string, sourcePath: string, pageTi
   let text = "";
   let macro: { name: string; language: string; body: string } | null = null;
   let parameter: string | null = null;
-  let inPre = false;
   const flush = (suffix = "\n\n") => {
     const value = text.replace(/[ \t]+/g, " ").trim();
     if (value) out.push(value + suffix);
@@ -25,7 +24,6 @@ export function parseConfluenceStorage(xhtml: string, sourcePath: string, pageTi
         if (name === "ac:structured-macro") macro = { name: attributes["ac:name"] ?? "", language: "", body: "" };
         else if (name === "ac:parameter") parameter = attributes["ac:name"] ?? "";
         else if (/^h[1-6]$/.test(name) || name === "p" || name === "li" || name === "pre" || name === "tr") flush();
-        if (name === "pre") inPre = true;
       },
       ontext(value) {
         if (macro && parameter === "language") macro.language += value.trim();
@@ -42,7 +40,6 @@ export function parseConfluenceStorage(xhtml: string, sourcePath: string, pageTi
           text = "";
           if (heading) out.push(`${"#".repeat(Math.min(Number(name[1]) + 1, 6))} ${heading}`, "");
         } else if (name === "pre") {
-          inPre = false;
           if (text.trim()) out.push("```", text.replace(/^\n+|\s+$/g, ""), "```", "");
           text = "";
         } else if (name === "p" || name === "li" || name === "tr") flush();

@@ -65,7 +65,12 @@ function dropTrailingParagraph(prose: string[]): void {
 function paragraphEndingAt(lines: string[], end: number): string {
   let start = end;
   while (start > 0 && lines[start - 1]!.trim() && !/^(#{1,6}\s|`{3,}|~{3,})/.test(lines[start - 1]!.trimStart())) start--;
-  return lines.slice(start, end + 1).join(" ").replace(/\s+/g, " ").trim().slice(0, 500);
+  return lines
+    .slice(start, end + 1)
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 500);
 }
 
 function firstSentence(text: string): string {
@@ -74,9 +79,17 @@ function firstSentence(text: string): string {
 }
 
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").trim().replace(/\s+/g, "-");
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, "")
+    .trim()
+    .replace(/\s+/g, "-");
 }
 
 function titleFromPath(sourcePath: string): string {
-  return sourcePath.split("/").pop()!.replace(/\.[^.]+$/, "").replace(/[-_]/g, " ");
+  return sourcePath
+    .split("/")
+    .pop()!
+    .replace(/\.[^.]+$/, "")
+    .replace(/[-_]/g, " ");
 }

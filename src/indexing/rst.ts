@@ -28,7 +28,15 @@ export function parseRst(text: string, sourcePath: string): Snippet[] {
       while (j < lines.length && (lines[j]!.trim() === "" || /^\s/.test(lines[j]!))) block.push(lines[j++]!);
       const body = block.filter((l) => !/^\s+:\w+:/.test(l));
       const indent = Math.min(...body.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
-      out.push("```" + (directive?.[2] ?? ""), ...body.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join("\n").trim().split("\n"), "```");
+      out.push(
+        "```" + (directive?.[2] ?? ""),
+        ...body
+          .map((l) => l.slice(Number.isFinite(indent) ? indent : 0))
+          .join("\n")
+          .trim()
+          .split("\n"),
+        "```",
+      );
       i = j - 1;
       continue;
     }

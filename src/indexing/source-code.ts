@@ -47,9 +47,16 @@ type Found = { name: string; doc: string; signature: string };
 /** `/** … *\/` right before `export function|class|interface|type|const`. */
 function javascript(source: string): Found[] {
   const out: Found[] = [];
-  const pattern = /\/\*\*([\s\S]*?)\*\/\s*\n\s*(export\s+(?:default\s+)?(?:declare\s+)?(?:async\s+)?(?:function\*?|class|interface|type|const|abstract\s+class)\s+([A-Za-z_$][\w$]*)[^{;=]*(?:=\s*(?:async\s*)?\([^)]*\)[^={;]*=>)?)/g;
+  const pattern =
+    /\/\*\*([\s\S]*?)\*\/\s*\n\s*(export\s+(?:default\s+)?(?:declare\s+)?(?:async\s+)?(?:function\*?|class|interface|type|const|abstract\s+class)\s+([A-Za-z_$][\w$]*)[^{;=]*(?:=\s*(?:async\s*)?\([^)]*\)[^={;]*=>)?)/g;
   for (const m of source.matchAll(pattern)) {
-    const doc = m[1]!.split("\n").map((l) => l.replace(/^\s*\*\s?/, "")).filter((l) => !l.startsWith("@")).join(" ").replace(/\s+/g, " ").trim();
+    const doc = m[1]!
+      .split("\n")
+      .map((l) => l.replace(/^\s*\*\s?/, ""))
+      .filter((l) => !l.startsWith("@"))
+      .join(" ")
+      .replace(/\s+/g, " ")
+      .trim();
     if (doc) out.push({ name: m[3]!, doc, signature: m[2]!.replace(/\s+/g, " ").trim() });
   }
   return out;
@@ -71,7 +78,12 @@ function go(source: string): Found[] {
   const out: Found[] = [];
   const pattern = /((?:^\/\/[^\n]*\n)+)(func\s+(?:\([^)]*\)\s*)?([A-Z]\w*)[^{\n]*|type\s+([A-Z]\w*)\s+[^{\n]*)/gm;
   for (const m of source.matchAll(pattern)) {
-    const doc = m[1]!.split("\n").map((l) => l.replace(/^\/\/\s?/, "")).join(" ").replace(/\s+/g, " ").trim();
+    const doc = m[1]!
+      .split("\n")
+      .map((l) => l.replace(/^\/\/\s?/, ""))
+      .join(" ")
+      .replace(/\s+/g, " ")
+      .trim();
     out.push({ name: (m[3] ?? m[4])!, doc, signature: m[2]!.trim() });
   }
   return out;

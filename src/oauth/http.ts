@@ -19,6 +19,7 @@ const TIMEOUT_MS = 15_000;
  * times out, and turns an OAuth error body into a ProviderRefusal. GitHub answers errors of its token endpoint
  * with HTTP 200 and an `error` field: that is a refusal too.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
 export async function providerRequest(provider: string, url: string, init: RequestInit): Promise<any> {
   let response: Response;
   try {
@@ -29,6 +30,7 @@ export async function providerRequest(provider: string, url: string, init: Reque
     });
   }
   const text = await response.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
   let body: any;
   try {
     body = text ? JSON.parse(text) : {};
@@ -37,7 +39,12 @@ export async function providerRequest(provider: string, url: string, init: Reque
   }
   const error = body && typeof body.error === "string" ? body.error : undefined;
   if (!response.ok || error) {
-    throw new ProviderRefusal(provider, response.status, error ?? `http_${response.status}`, typeof body?.error_description === "string" ? body.error_description.slice(0, 300) : (body?.message ?? "").toString().slice(0, 300));
+    throw new ProviderRefusal(
+      provider,
+      response.status,
+      error ?? `http_${response.status}`,
+      typeof body?.error_description === "string" ? body.error_description.slice(0, 300) : (body?.message ?? "").toString().slice(0, 300),
+    );
   }
   if (body === undefined) throw new OAuthFailure("unexpected", `${provider} answered ${new URL(url).pathname} with something that is not JSON.`, { hint: "Check the provider's URLs." });
   return body;

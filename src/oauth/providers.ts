@@ -36,6 +36,7 @@ export interface OAuthProvider {
 
 const expiresAt = (seconds: unknown) => (typeof seconds === "number" && seconds > 0 ? new Date(Date.now() + seconds * 1000).toISOString() : undefined);
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
 function tokensOf(body: any, scopesAsked: string): GrantedTokens {
   if (typeof body?.access_token !== "string" || !body.access_token) throw new Error("the token endpoint answered without an access_token");
   return {
@@ -77,6 +78,7 @@ const github: OAuthProvider = {
     return { account: String(user.login ?? user.id), target: { kind: "git", hosts: c.gitHosts } };
   },
   async browse(c, token) {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
     const repos = (await providerRequest("GitHub", `${c.apiBase}/user/repos?per_page=100&sort=updated`, bearer(token))) as any[];
     return repos.map((r) => ({ name: String(r.full_name), url: String(r.clone_url ?? r.html_url), private: Boolean(r.private) }));
   },
@@ -105,7 +107,10 @@ const gitlab: OAuthProvider = {
   },
   authorizeUrl: (c, r) => authorize(c.authorizeUrl, { client_id: c.clientId, redirect_uri: r.redirectUri, response_type: "code", scope: c.scopes, state: r.state, ...pkce(r.challenge) }),
   exchange: async (c, secret, r) =>
-    tokensOf(await providerRequest("GitLab", c.tokenUrl, form({ grant_type: "authorization_code", client_id: c.clientId, client_secret: secret, code: r.code, redirect_uri: r.redirectUri, code_verifier: r.verifier })), c.scopes),
+    tokensOf(
+      await providerRequest("GitLab", c.tokenUrl, form({ grant_type: "authorization_code", client_id: c.clientId, client_secret: secret, code: r.code, redirect_uri: r.redirectUri, code_verifier: r.verifier })),
+      c.scopes,
+    ),
   refresh: async (c, secret, refreshToken) =>
     tokensOf(await providerRequest("GitLab", c.tokenUrl, form({ grant_type: "refresh_token", client_id: c.clientId, client_secret: secret, refresh_token: refreshToken })), c.scopes),
   async identify(c, token) {
@@ -113,6 +118,7 @@ const gitlab: OAuthProvider = {
     return { account: String(user.username ?? user.id), target: { kind: "git", hosts: c.gitHosts } };
   },
   async browse(c, token) {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
     const projects = (await providerRequest("GitLab", `${c.apiBase}/projects?membership=true&per_page=100&order_by=last_activity_at`, bearer(token))) as any[];
     return projects.map((p) => ({ name: String(p.path_with_namespace), url: String(p.http_url_to_repo), private: p.visibility !== "public" }));
   },
@@ -139,11 +145,29 @@ const atlassian: OAuthProvider = {
     gitHosts: [],
   },
   authorizeUrl: (c, r) =>
-    authorize(c.authorizeUrl, { audience: "api.atlassian.com", client_id: c.clientId, scope: c.scopes, redirect_uri: r.redirectUri, state: r.state, response_type: "code", prompt: "consent", ...pkce(r.challenge) }),
+    authorize(c.authorizeUrl, {
+      audience: "api.atlassian.com",
+      client_id: c.clientId,
+      scope: c.scopes,
+      redirect_uri: r.redirectUri,
+      state: r.state,
+      response_type: "code",
+      prompt: "consent",
+      ...pkce(r.challenge),
+    }),
   exchange: async (c, secret, r) =>
-    tokensOf(await providerRequest("Atlassian", c.tokenUrl, json({ grant_type: "authorization_code", client_id: c.clientId, client_secret: secret, code: r.code, redirect_uri: r.redirectUri, code_verifier: r.verifier })), c.scopes),
-  refresh: async (c, secret, refreshToken) => tokensOf(await providerRequest("Atlassian", c.tokenUrl, json({ grant_type: "refresh_token", client_id: c.clientId, client_secret: secret, refresh_token: refreshToken })), c.scopes),
+    tokensOf(
+      await providerRequest(
+        "Atlassian",
+        c.tokenUrl,
+        json({ grant_type: "authorization_code", client_id: c.clientId, client_secret: secret, code: r.code, redirect_uri: r.redirectUri, code_verifier: r.verifier }),
+      ),
+      c.scopes,
+    ),
+  refresh: async (c, secret, refreshToken) =>
+    tokensOf(await providerRequest("Atlassian", c.tokenUrl, json({ grant_type: "refresh_token", client_id: c.clientId, client_secret: secret, refresh_token: refreshToken })), c.scopes),
   async identify(c, token) {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
     const resources = (await providerRequest("Atlassian", `${c.apiBase}/oauth/token/accessible-resources`, bearer(token))) as any[];
     const sites = resources
       .filter((r) => typeof r?.id === "string" && /^[A-Za-z0-9-]{1,64}$/.test(r.id) && typeof r?.url === "string" && /^https?:\/\//.test(r.url))

@@ -55,11 +55,7 @@ function readSizeFor(fd: number, file: string): number {
  * The archive as a stream: a local file, or an object at a destination. `headBytes` limits a remote read to the
  * start of the object (inspect needs only the manifest).
  */
-export async function openSource(
-  archive: string,
-  remote?: { destination: Destination; name: string },
-  headBytes?: number,
-): Promise<{ stream: Readable; size: number }> {
+export async function openSource(archive: string, remote?: { destination: Destination; name: string }, headBytes?: number): Promise<{ stream: Readable; size: number }> {
   if (!remote) return openArchiveFile(archive);
   const { size } = await remote.destination.stat(remote.name);
   if (size === 0) throw emptyArchive(archive);

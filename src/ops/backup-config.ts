@@ -44,7 +44,10 @@ export const DEFAULT_BACKUP_CONFIG: BackupConfig = {
 const SETTING = "backup.config";
 /** Where a destination's secret setting is sealed: backup.<kind>.<key> (0.3 stored S3's as backup.s3.secretAccessKey). */
 const secretName = (kind: string, key: string) => `backup.${kind}.${key}`;
-const secretKeys = (kind: string) => driverOfKind(kind).settings.filter((s) => s.secret).map((s) => s.key);
+const secretKeys = (kind: string) =>
+  driverOfKind(kind)
+    .settings.filter((s) => s.secret)
+    .map((s) => s.key);
 
 export async function loadBackupConfig(store: Store): Promise<BackupConfig> {
   const stored = await store.settings.get(SETTING);
@@ -69,7 +72,7 @@ export async function loadDestinationSecrets(store: Store, kind: string): Promis
 export async function saveBackupConfig(store: Store, update: BackupConfig): Promise<BackupConfig> {
   const { schedule } = update;
   if (schedule.preset === "custom") {
-    if (!schedule.cron) throw invalid("schedule.cron", "is required when schedule.preset is \"custom\"");
+    if (!schedule.cron) throw invalid("schedule.cron", 'is required when schedule.preset is "custom"');
     checkCron(schedule.cron, schedule.timezone);
   } else {
     checkCron(schedule.preset === "off" ? "0 3 * * *" : PRESET_CRON[schedule.preset], schedule.timezone);

@@ -187,7 +187,10 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   }
 
   function startDrill(): void {
-    if (running) throw new LdsError("backup_running", "A backup is running: ask for the drill once it has finished (with drill.schedule after-backup, the backup drills its own archive).", { hint: `Wait for it to finish (${action("backup.status")}), then ask for the drill again.` });
+    if (running)
+      throw new LdsError("backup_running", "A backup is running: ask for the drill once it has finished (with drill.schedule after-backup, the backup drills its own archive).", {
+        hint: `Wait for it to finish (${action("backup.status")}), then ask for the drill again.`,
+      });
     if (drilling) throw new LdsError("backup_running", `A restore drill (started at ${drilling.startedAt}) is already running.`, { hint: `Its outcome appears in ${action("backup.status")}.` });
     if (heldForRestore) throw restoreBeingStaged();
     void drillNewest();
@@ -221,14 +224,14 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
     status: async () => {
       const lastDrill = await readJson<DrillRecord>(LAST_DRILL);
       return {
-      running: running !== null,
-      progress: running ? { ...running.progress } : null,
-      nextRun: cron?.nextRun()?.toISOString() ?? null,
-      lastResult: await readJson<LastResult>(LAST_RESULT),
-      lastSkipped: await readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
-      lastDrill,
-      nextDrill: drillCron?.nextRun()?.toISOString() ?? null,
-      warnings: drillWarnings(lastDrill),
+        running: running !== null,
+        progress: running ? { ...running.progress } : null,
+        nextRun: cron?.nextRun()?.toISOString() ?? null,
+        lastResult: await readJson<LastResult>(LAST_RESULT),
+        lastSkipped: await readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
+        lastDrill,
+        nextDrill: drillCron?.nextRun()?.toISOString() ?? null,
+        warnings: drillWarnings(lastDrill),
       };
     },
     startDrill,

@@ -169,7 +169,11 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
  */
 async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal): Promise<Manifest> {
   const yieldToRequests = heavyWorkYieldsToRequests();
-  const hash = (...rels: string[]) => hashFilesInThread(rels.map((rel) => path.join(staging, rel)), { yieldToRequests, signal });
+  const hash = (...rels: string[]) =>
+    hashFilesInThread(
+      rels.map((rel) => path.join(staging, rel)),
+      { yieldToRequests, signal },
+    );
   await layOutSnapshot(volume, staging);
   let pinned!: () => void;
   const vectorsPinned = new Promise<void>((resolve) => (pinned = resolve));
@@ -258,7 +262,6 @@ async function freeNameTime(destination: Destination, gzip: boolean, encrypted: 
 function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
 }
-
 
 function noDatabase(volume: DataVolume): LdsError {
   return new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(chooseEngine(volume).files(volume).records)}).`, {

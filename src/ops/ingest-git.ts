@@ -46,7 +46,6 @@ export interface IngestResult {
   unchanged: boolean;
 }
 
-
 /**
  * Index a git repository into a library: states queued → fetching → parsing → embedding → finalized (or failed,
  * with the reason), the work folder on the data volume removed in every case. A branch whose commit is already

@@ -55,9 +55,13 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
       // Jobs queued by older releases (a restored archive) may lack the URL: the library's source is the truth.
       const repositoryUrl = payload.url ?? library.sourceUrl;
       if (!repositoryUrl) {
-        throw new LdsError("repository_url_invalid", `${job.libraryId} records no repository URL (it was indexed by LDS 0.1), so it cannot be re-indexed; it keeps its snippets. An operator can move the library to its repository.`, {
-          hint: `Point it at its repository: ${action("library.move", { id: job.libraryId })}.`,
-        });
+        throw new LdsError(
+          "repository_url_invalid",
+          `${job.libraryId} records no repository URL (it was indexed by LDS 0.1), so it cannot be re-indexed; it keeps its snippets. An operator can move the library to its repository.`,
+          {
+            hint: `Point it at its repository: ${action("library.move", { id: job.libraryId })}.`,
+          },
+        );
       }
       const given = await store.jobs.token(job.id);
       const auth = given ? { token: given } : await connectedAuth(library, repositoryUrl, payload.teamId);

@@ -22,10 +22,17 @@ export async function operatorCallerForLibrary(store: Store, library: Library): 
   const teams = await store.teams.list();
   const teamId = library.teamId ?? users.find((u) => u.id === library.ownerUserId)?.teamId;
   const team = teams.find((t) => t.id === teamId);
-  if (team) return callerOf(team, users.filter((u) => u.teamId === team.id));
+  if (team)
+    return callerOf(
+      team,
+      users.filter((u) => u.teamId === team.id),
+    );
   const withOwner = teams.find((t) => users.some((u) => u.teamId === t.id && u.role !== "member"));
   if (!withOwner) throw noOwner("any team");
-  return callerOf(withOwner, users.filter((u) => u.teamId === withOwner.id));
+  return callerOf(
+    withOwner,
+    users.filter((u) => u.teamId === withOwner.id),
+  );
 }
 
 function callerOf(team: Team, users: User[]): Caller {

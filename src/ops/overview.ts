@@ -53,19 +53,41 @@ export async function overview(input: { store: Store; dataDir: string; backupsDi
   const warnings: OverviewWarning[] = [...backup.warnings];
   const last = backup.lastResult;
   if (last && !last.ok) {
-    warnings.push({ code: "backup_failing", message: `The last backup (${last.trigger}, ${last.startedAt}) failed: ${last.error?.message ?? "unknown error"}`, hint: last.error?.hint ?? `Fix the cause, then back up again: ${action("backup.status")}.` });
+    warnings.push({
+      code: "backup_failing",
+      message: `The last backup (${last.trigger}, ${last.startedAt}) failed: ${last.error?.message ?? "unknown error"}`,
+      hint: last.error?.hint ?? `Fix the cause, then back up again: ${action("backup.status")}.`,
+    });
   }
   // Backups made by cron's lds backup to the same destination count: only no archive at all is a warning.
   if (!last && !newestArchive && libraries.length > 0) {
-    warnings.push({ code: "no_backup_yet", message: "There is no backup of this data yet: no run by this server, and no archive at the configured destination.", hint: "Set a destination and a schedule on the Backups page, then back up now." });
+    warnings.push({
+      code: "no_backup_yet",
+      message: "There is no backup of this data yet: no run by this server, and no archive at the configured destination.",
+      hint: "Set a destination and a schedule on the Backups page, then back up now.",
+    });
   }
-  if (licence.state === "expired") warnings.push({ code: "licence_expired", message: `The licence expired on ${licence.expiresAt}: the public API is closed.`, hint: `Install a renewed licence (license.json in the data directory, or ${setting("licence")}).` });
-  if (licence.state === "invalid") warnings.push({ code: "licence_invalid", message: `The licence cannot be read: ${licence.problem}.`, hint: `Install a valid licence (license.json in the data directory, or ${setting("licence")}).` });
+  if (licence.state === "expired")
+    warnings.push({
+      code: "licence_expired",
+      message: `The licence expired on ${licence.expiresAt}: the public API is closed.`,
+      hint: `Install a renewed licence (license.json in the data directory, or ${setting("licence")}).`,
+    });
+  if (licence.state === "invalid")
+    warnings.push({ code: "licence_invalid", message: `The licence cannot be read: ${licence.problem}.`, hint: `Install a valid licence (license.json in the data directory, or ${setting("licence")}).` });
   if (licence.state === "valid" && daysLeft !== null && daysLeft <= LICENCE_WARNING_DAYS) {
-    warnings.push({ code: "licence_expiring", message: `The licence expires in ${daysLeft} day${daysLeft === 1 ? "" : "s"} (${licence.expiresAt}).`, hint: "Renew it before then: an expired licence closes the public API." });
+    warnings.push({
+      code: "licence_expiring",
+      message: `The licence expires in ${daysLeft} day${daysLeft === 1 ? "" : "s"} (${licence.expiresAt}).`,
+      hint: "Renew it before then: an expired licence closes the public API.",
+    });
   }
   if (volume.freeBytes < Math.max(DISK_WARNING_BYTES, volume.totalBytes * DISK_WARNING_RATIO)) {
-    warnings.push({ code: "disk_nearly_full", message: `Only ${Math.round(volume.freeBytes / 1024 ** 2)} MiB are free on the data volume's filesystem.`, hint: "Free space or move old archives elsewhere: backups and restores need room for a full copy." });
+    warnings.push({
+      code: "disk_nearly_full",
+      message: `Only ${Math.round(volume.freeBytes / 1024 ** 2)} MiB are free on the data volume's filesystem.`,
+      hint: "Free space or move old archives elsewhere: backups and restores need room for a full copy.",
+    });
   }
   const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
   for (const grant of (await store.oauth.list()).filter((g) => g.state === "revoked")) {
@@ -76,7 +98,11 @@ export async function overview(input: { store: Store; dataDir: string; backupsDi
     });
   }
   for (const library of libraries.filter((l) => l.state === "failed")) {
-    warnings.push({ code: "library_failing", message: `${library.id} failed: ${library.stateReason ?? "no reason recorded"}`, hint: `Fix the cause, then refresh it: ${action("library.refresh", { libraryName: library.id })}.` });
+    warnings.push({
+      code: "library_failing",
+      message: `${library.id} failed: ${library.stateReason ?? "no reason recorded"}`,
+      hint: `Fix the cause, then refresh it: ${action("library.refresh", { libraryName: library.id })}.`,
+    });
   }
   return {
     version: APP_VERSION,

@@ -11,10 +11,14 @@ export async function rebuildStaleVectors(volume: OpenVolume, logger: Pick<Logge
   const started = Date.now();
   logger.warn("the vector index is from another embedder or layout (or an unfinished rebuild): rebuilding it from the snippets");
   let lastLog = started;
-  const count = await rebuildVectors(volume, (done, total) => {
-    if (Date.now() - lastLog < 5000) return;
-    lastLog = Date.now();
-    logger.info({ done, total }, "rebuilding the vector index");
-  }, signal);
+  const count = await rebuildVectors(
+    volume,
+    (done, total) => {
+      if (Date.now() - lastLog < 5000) return;
+      lastLog = Date.now();
+      logger.info({ done, total }, "rebuilding the vector index");
+    },
+    signal,
+  );
   logger.info({ snippets: count, seconds: (Date.now() - started) / 1000 }, "vector index rebuilt");
 }

@@ -24,8 +24,11 @@ export async function refreshLibrary(volume: OpenVolume, caller: Caller, request
   // The same visibility rules as search and context: another team's private library does not exist for the caller,
   // and the old id of one of its own renamed libraries answers 301 with the new one.
   const access = await callerAccess(store, caller);
-  const library = await findVisibleExactly(store, access, libraryName, () =>
-    new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: `Submit it first: ${action("library.submit")}.` }),
+  const library = await findVisibleExactly(
+    store,
+    access,
+    libraryName,
+    () => new LdsError("library_not_found", `No library ${libraryName} (or no access to it).`, { hint: `Submit it first: ${action("library.submit")}.` }),
   );
   if (!access.mayUse(library)) throw accessDenied(libraryName);
   if (library.private && caller.plan === "free") throw new LdsError("forbidden", "Private sources require a Pro or Enterprise plan.");

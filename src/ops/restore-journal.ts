@@ -120,10 +120,7 @@ export function recoverInterruptedRestore(volume: DataVolume): RecoveryReport {
 export function describeRecovery(report: RecoveryReport): string[] {
   const lines: string[] = [];
   if (report.finished) {
-    lines.push(
-      `Finished an interrupted restore from ${report.finished.archive}: the data volume now holds the restored data; ` +
-        `the previous data is in ${report.finished.preRestoreDir}.`,
-    );
+    lines.push(`Finished an interrupted restore from ${report.finished.archive}: the data volume now holds the restored data; ` + `the previous data is in ${report.finished.preRestoreDir}.`);
   }
   if (report.discarded.length > 0) {
     lines.push(`Discarded ${report.discarded.length} unfinished restore folder(s) from before their point of no return; the data was not changed.`);

@@ -15,14 +15,7 @@ import { NO_KEYS, openArchive, type ArchiveKeys } from "../archive/age.js";
 import { ensureDirectory } from "../volume/open-volume.js";
 import { archiveEngine } from "../archive/check-snapshot.js";
 import { chooseEngine } from "../engine/choose-engine.js";
-import {
-  RESTORE_WORK_PREFIX,
-  completeRestore,
-  recoverInterruptedRestore,
-  writeJournal,
-  type RecoveryReport,
-  type RestoreJournal,
-} from "./restore-journal.js";
+import { RESTORE_WORK_PREFIX, completeRestore, recoverInterruptedRestore, writeJournal, type RecoveryReport, type RestoreJournal } from "./restore-journal.js";
 
 export interface RestoreOptions {
   dataDir: string;

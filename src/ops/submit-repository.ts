@@ -118,8 +118,17 @@ export async function trackedBranch(store: Store, library: Library): Promise<str
 }
 
 /** The 409 of a library id held by another source; `existing` only when the caller may see that library. */
-export function sourceConflict(libraryId: string, repo: RepositoryUrl, existing: Library | undefined, hint = `A library's source is fixed when it is created; an operator can move it: ${action("library.move", { id: libraryId })}.`): LdsError {
-  return new LdsError("source_conflict", `The library id ${libraryId} is already taken${existing?.sourceKey ? ` by ${existing.sourceKey}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`, { hint });
+export function sourceConflict(
+  libraryId: string,
+  repo: RepositoryUrl,
+  existing: Library | undefined,
+  hint = `A library's source is fixed when it is created; an operator can move it: ${action("library.move", { id: libraryId })}.`,
+): LdsError {
+  return new LdsError(
+    "source_conflict",
+    `The library id ${libraryId} is already taken${existing?.sourceKey ? ` by ${existing.sourceKey}` : " by another source"}; ${repo.sourceKey} cannot replace it. Nothing was changed.`,
+    { hint },
+  );
 }
 
 function checkBranchName(branch: string): void {

@@ -40,7 +40,17 @@ export async function submitWikiSpace(volume: OpenVolume, caller: Caller, body: 
     throw new LdsError("duplicate_repo", `The wiki space ${body.spaceKey} is already in your team (${libraryId}).`, { hint: `Refresh it: ${action("library.refresh", { libraryName: libraryId })}.` });
   }
   const origin = `confluence://${body.cloudId}/${body.spaceKey}${body.pageIds?.length ? `?pages=${body.pageIds.join(",")}` : ""}`;
-  const library = { id: libraryId, teamId: caller.teamId, title: body.title, description: body.description, source: "wiki" as const, sourceUrl: origin, sourceKey: origin.toLowerCase(), private: true, ownerUserId: caller.userId };
+  const library = {
+    id: libraryId,
+    teamId: caller.teamId,
+    title: body.title,
+    description: body.description,
+    source: "wiki" as const,
+    sourceUrl: origin,
+    sourceKey: origin.toLowerCase(),
+    private: true,
+    ownerUserId: caller.userId,
+  };
   await store.libraries.createWithJob(library, null, wikiPayloadOf(origin, caller.teamId));
   return { libraryName: libraryId, message: `Wiki space ${body.spaceKey} was submitted for processing.` };
 }

@@ -54,7 +54,6 @@ export interface ContextRequest {
   method?: RankingMethod;
 }
 
-
 /**
  * The snippets of one library version that best answer `query`, within the token budget: ranked (hybrid by
  * default), exact duplicates dropped, then taken in rank order while they fit (a snippet too large for what is left
@@ -131,7 +130,11 @@ function noSnippets(ref: LibraryRef, library: { state: string; stateReason: stri
   }
   const why =
     // A reason recorded before 0.7.11 may still quote the data volume's path (git's stderr, a system error): hidden here.
-    library.state === "failed" ? `its processing failed: ${withoutPath(library.stateReason ?? "no reason recorded", volumeRoot).replace(/\.$/, "")}` : library.state !== "finalized" ? `it is still being processed (${library.state})` : "none were indexed";
+    library.state === "failed"
+      ? `its processing failed: ${withoutPath(library.stateReason ?? "no reason recorded", volumeRoot).replace(/\.$/, "")}`
+      : library.state !== "finalized"
+        ? `it is still being processed (${library.state})`
+        : "none were indexed";
   return new LdsError("no_snippets_found", `No documentation snippets could be fetched for ${name}: ${why}.`, {
     hint: library.state === "failed" ? `Fix the cause and refresh it: ${action("library.refresh", { libraryName: ref.libraryId })}.` : "Try again when its processing has finished.",
   });

@@ -13,7 +13,7 @@ export const MAX_STARS_PER_PATTERN = 32;
 export function libraryPatternProblem(pattern: string): string | null {
   if (pattern.length > MAX_PATTERN_LENGTH) return `is longer than ${MAX_PATTERN_LENGTH} characters`;
   if (!pattern.startsWith("/")) return "does not start with /";
-  if (!/^[A-Za-z0-9._:~*\/-]+$/.test(pattern)) return "has a character other than letters, digits, . _ - : ~ / and * (there is no ?, [...] or {...})";
+  if (!/^[A-Za-z0-9._:~*/-]+$/.test(pattern)) return "has a character other than letters, digits, . _ - : ~ / and * (there is no ?, [...] or {...})";
   if (starCount(pattern) > MAX_STARS_PER_PATTERN) return `has more than ${MAX_STARS_PER_PATTERN} "*"`;
   const segments = pattern.slice(1).split("/");
   if (segments.includes("")) return "has an empty segment (// or a / at the end)";

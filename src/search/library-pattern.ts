@@ -154,7 +154,10 @@ function findPiece(piece: Piece, text: string, from: number, end: number, meter:
 function segmentMatcher(segment: string): SegmentMatcher {
   const parts = segment.split(/\*+/);
   if (parts.length === 1) return { literal: true, head: segment, middle: [], tail: "", minLength: segment.length };
-  const middle = parts.slice(1, -1).filter((p) => p !== "").map(piece);
+  const middle = parts
+    .slice(1, -1)
+    .filter((p) => p !== "")
+    .map(piece);
   return { literal: false, head: parts[0]!, middle, tail: parts[parts.length - 1]!, minLength: parts.join("").length };
 }
 

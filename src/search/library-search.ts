@@ -25,9 +25,7 @@ export async function searchLibraries(store: Store, index: SearchIndex, access: 
   const words = search.libraryName.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const rows = await store.libraries.list();
   // Names first (cheap, in memory), access only for the matches (it may query the team's allow-list).
-  const matched = rows
-    .map((row) => ({ row, name: nameScore(row, wanted, words) }))
-    .filter((m) => m.name > 0 && access.canSee(m.row) && access.mayUse(m.row));
+  const matched = rows.map((row) => ({ row, name: nameScore(row, wanted, words) })).filter((m) => m.name > 0 && access.canSee(m.row) && access.mayUse(m.row));
   if (matched.length === 0) {
     throw new LdsError("no_libraries_found", `No library matches "${search.libraryName.slice(0, 100)}".`, {
       hint: `Try a shorter or different name; a repository must be submitted (${action("library.submit")}) before it can be found.`,
@@ -37,7 +35,13 @@ export async function searchLibraries(store: Store, index: SearchIndex, access: 
   const limit = Math.max(1, Math.min(search.limit ?? DEFAULT_LIMIT, 50));
   const best = matched.sort((a, b) => b.name - a.name).slice(0, limit * 3);
   const terms = search.query ? queryTerms(search.query) : [];
-  const relevance = terms.length > 0 ? await index.libraryRelevance(terms, best.map((m) => m.row.id)) : new Map<string, number>();
+  const relevance =
+    terms.length > 0
+      ? await index.libraryRelevance(
+          terms,
+          best.map((m) => m.row.id),
+        )
+      : new Map<string, number>();
   const ranked = await Promise.all(best.map(async (m) => ({ summary: await summarise(store, m.row), name: m.name, relevance: relevance.get(m.row.id) ?? 0 })));
   ranked.sort((a, b) => b.name - a.name || b.relevance - a.relevance || b.summary.totalSnippets - a.summary.totalSnippets || a.summary.id.localeCompare(b.summary.id));
   return ranked.slice(0, limit).map((r) => r.summary);

@@ -1,13 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListPromptsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { APP_VERSION } from "../version.js";
 import { isLdsError } from "../errors.js";
@@ -43,16 +35,14 @@ const TOOLS = [
   {
     name: "resolve-library-id",
     title: "Resolve a library name to a library id",
-    description:
-      "Finds libraries by name and returns their library ids (/owner/repo), descriptions, snippet counts and pinnable versions. Call it before query-docs unless you already know the id.",
+    description: "Finds libraries by name and returns their library ids (/owner/repo), descriptions, snippet counts and pinnable versions. Call it before query-docs unless you already know the id.",
     inputSchema: z.toJSONSchema(ResolveArgs),
     annotations: { readOnlyHint: true },
   },
   {
     name: "query-docs",
     title: "Query a library's documentation",
-    description:
-      "Returns the documentation snippets and code examples of one library that best answer a question, within a token budget. Pin a version as /owner/repo/v1.2 or /owner/repo@v1.2.",
+    description: "Returns the documentation snippets and code examples of one library that best answer a question, within a token budget. Pin a version as /owner/repo/v1.2 or /owner/repo@v1.2.",
     inputSchema: z.toJSONSchema(QueryDocsArgs),
     annotations: { readOnlyHint: true },
   },

@@ -73,7 +73,14 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
     }
     const e = err as { statusCode?: number; validation?: unknown; message: string };
     if (e.validation) {
-      return reply.status(400).send({ error: "validation_error", message: e.message.replace(/^(body|querystring|params)\/?/, "").replace(/\//g, ".").trim() || e.message });
+      return reply.status(400).send({
+        error: "validation_error",
+        message:
+          e.message
+            .replace(/^(body|querystring|params)\/?/, "")
+            .replace(/\//g, ".")
+            .trim() || e.message,
+      });
     }
     if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
       // Fastify's own client errors (bad JSON, body too large): keep their status, use our body shape.
@@ -98,15 +105,11 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
     }
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: "route_not_found", message: `No endpoint ${request.method} ${request.url}.` }),
-  );
+  app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: "route_not_found", message: `No endpoint ${request.method} ${request.url}.` }));
 
   // Both decided from the route the router matched, never from the raw URL (public-paths.ts says why): the public
   // API (and MCP) is closed by an expired or invalid licence, /api (admin, backups, health) never is.
-  const checkLicence = publicApiLicenceCheck(licence, (source, problem) =>
-    logger.warn({ source, problem }, "The licence cannot be read: the public API answers 403 license_invalid until it is fixed."),
-  );
+  const checkLicence = publicApiLicenceCheck(licence, (source, problem) => logger.warn({ source, problem }, "The licence cannot be read: the public API answers 403 license_invalid until it is fixed."));
   app.addHook("onRequest", async (request) => {
     if (isPublicApiRoute(matchedRoute(request))) checkLicence();
   });
@@ -116,8 +119,7 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
   app.register(cookie);
   app.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_request, context) =>
-      new LdsError("rate_limit_exceeded", `Too many requests: ${context.max} per ${context.after}. Try again in ${Math.ceil(context.ttl / 1000)} s.`),
+    errorResponseBuilder: (_request, context) => new LdsError("rate_limit_exceeded", `Too many requests: ${context.max} per ${context.after}. Try again in ${Math.ceil(context.ttl / 1000)} s.`),
   });
   app.register(healthRoutes, { volume });
   app.register(authRoutes, { volume, sessionTtlSeconds: settings.sessionTtlSeconds, loginAttemptsPerMinute: settings.loginAttemptsPerMinute });
@@ -155,7 +157,8 @@ export function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth);

@@ -56,7 +56,12 @@ function destinationSchema(): object {
     required: ["type"],
     oneOf: destinationDrivers().map((driver) => {
       const secrets = Object.fromEntries(
-        driver.settings.filter((s) => s.secret).flatMap((s) => [[s.key, { type: "string", maxLength: 1024 }], [`${s.key}Set`, { type: "boolean" }]]),
+        driver.settings
+          .filter((s) => s.secret)
+          .flatMap((s) => [
+            [s.key, { type: "string", maxLength: 1024 }],
+            [`${s.key}Set`, { type: "boolean" }],
+          ]),
       );
       return {
         additionalProperties: false,
@@ -95,7 +100,7 @@ let compiledDestination: ReturnType<typeof ajv.compile> | undefined;
 export function parseDestinationTest(body: unknown): DestinationConfig {
   const copy = structuredClone(body);
   const check = (compiledDestination ??= ajv.compile({ type: "object", additionalProperties: false, required: ["destination"], properties: { destination: destinationSchema() } }));
-  if (!check(copy)) throw new LdsError("validation_error", describe(check.errors![0]!), { hint: "Send {\"destination\": …} as in the backup configuration." });
+  if (!check(copy)) throw new LdsError("validation_error", describe(check.errors![0]!), { hint: 'Send {"destination": …} as in the backup configuration.' });
   const destination = (copy as { destination: DestinationConfig }).destination;
   checkAbsolutePath(destination);
   return destination;
@@ -112,7 +117,11 @@ function describe(error: ErrorObject): string {
   const field = error.instancePath.slice(1).replace(/\//g, ".") || "body";
   if (error.keyword === "required") return `${field === "body" ? "" : `${field}.`}${error.params.missingProperty} is required.`;
   if (error.keyword === "additionalProperties") return `${field === "body" ? "" : `${field}.`}${error.params.additionalProperty} is not a known field.`;
-  if (error.keyword === "discriminator") return `${field}.type must be ${destinationDrivers().map((d) => JSON.stringify(d.kind)).sort().join(" or ")}.`;
+  if (error.keyword === "discriminator")
+    return `${field}.type must be ${destinationDrivers()
+      .map((d) => JSON.stringify(d.kind))
+      .sort()
+      .join(" or ")}.`;
   if (error.keyword === "enum") return `${field} must be one of ${(error.params.allowedValues as string[]).map((v) => JSON.stringify(v)).join(", ")}.`;
   if (error.keyword === "const") return `${field} must be ${JSON.stringify(error.params.allowedValue)}.`;
   return `${field} ${error.message}.`;

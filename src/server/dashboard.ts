@@ -63,7 +63,10 @@ export const dashboardRoutes: FastifyPluginAsync = async (app) => {
     const asset = isAsset ? assets.get(wanted) : assets.get("index.html");
     if (!asset) throw new LdsError("route_not_found", `No dashboard file ${wanted.slice(0, 100)}.`);
     securityHeaders(reply);
-    reply.header("Cache-Control", isAsset ? "public, max-age=31536000, immutable" : "no-cache").header("ETag", asset.etag).type(asset.type);
+    reply
+      .header("Cache-Control", isAsset ? "public, max-age=31536000, immutable" : "no-cache")
+      .header("ETag", asset.etag)
+      .type(asset.type);
     if (request.headers["if-none-match"] === asset.etag) return reply.status(304).send();
     return reply.send(asset.body);
   });

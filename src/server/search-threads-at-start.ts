@@ -5,9 +5,8 @@ import type { OpenVolume } from "../volume/open-volume.js";
 
 /** Searches on threads of their own (the index's), so that a fused search's two rankings run side by side. */
 export function startSearchThreads(volume: OpenVolume, settings: ServerSettings, logger: Logger): { stop(): Promise<void> } {
-  return volume.index.startSearchThreads(
-    { timeoutMs: settings.searchTimeoutMs, vectorCacheBytes: settings.vectorCacheBytes, wordIndexBytes: settings.wordIndexBytes },
-    (made) => (made.kind === "words" ? logWordIndex(logger, made, settings.wordIndexBytes) : logVectorCopy(logger, made, settings.vectorCacheBytes)),
+  return volume.index.startSearchThreads({ timeoutMs: settings.searchTimeoutMs, vectorCacheBytes: settings.vectorCacheBytes, wordIndexBytes: settings.wordIndexBytes }, (made) =>
+    made.kind === "words" ? logWordIndex(logger, made, settings.wordIndexBytes) : logVectorCopy(logger, made, settings.vectorCacheBytes),
   );
 }
 
@@ -17,7 +16,10 @@ const mib = (bytes: number) => Math.ceil(bytes / 2 ** 20);
 function logWordIndex(logger: Logger, made: IndexPartMade, budgetBytes: number): void {
   const library = made.library;
   if (made.failed) {
-    logger.warn({ library, err: made.failed }, "search: building a word index failed; BM25 rankings of this library are computed by SQLite (slower, same answers). A restart or the next refresh of the library tries again.");
+    logger.warn(
+      { library, err: made.failed },
+      "search: building a word index failed; BM25 rankings of this library are computed by SQLite (slower, same answers). A restart or the next refresh of the library tries again.",
+    );
     return;
   }
   if (!made.overBudget) {

@@ -76,9 +76,14 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const search = startSearchThreads(opened, settings, logger);
     resources.defer(() => search.stop());
     // In the background: the server answers meanwhile (the first searches scan, as before).
-    void warmVectorCopies(opened, settings.vectorCacheBytes).catch((err: Error) => logger.warn({ err: err.message }, "vector search: copying large libraries' vectors at start failed; they are copied at their first search instead"));
+    void warmVectorCopies(opened, settings.vectorCacheBytes).catch((err: Error) =>
+      logger.warn({ err: err.message }, "vector search: copying large libraries' vectors at start failed; they are copied at their first search instead"),
+    );
     const checkpointer = opened.checkpointInThread((err) =>
-      logger.warn({ err: err.message }, "WAL checkpoints run inside requests again (the checkpoint thread stopped); requests may wait on the disk meanwhile. Restart the server to move them back to their thread."),
+      logger.warn(
+        { err: err.message },
+        "WAL checkpoints run inside requests again (the checkpoint thread stopped); requests may wait on the disk meanwhile. Restart the server to move them back to their thread.",
+      ),
     );
     resources.defer(() => checkpointer.close());
     if (opened.embedder.remote) {
@@ -86,7 +91,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       resources.defer(() => background.close());
     }
     const writer = (opened.snippetWriter = startSnippetWriterThread(volume, opened, (err) =>
-      logger.warn({ err: err.message }, "Ingestion writes run on the event loop again (the snippet writer thread stopped); requests may wait on the disk while a library is refreshed. Restart the server to move them back to their thread."),
+      logger.warn(
+        { err: err.message },
+        "Ingestion writes run on the event loop again (the snippet writer thread stopped); requests may wait on the disk while a library is refreshed. Restart the server to move them back to their thread.",
+      ),
     ));
     resources.defer(() => writer.close());
     if (restored) await recordRestoreOutcome(opened.store, restored);
@@ -140,7 +148,10 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const licence = loadLicence(volume.root, settings.licence);
     logger.info({ dataDir: volume.root, url, licence: licence.state, licenceExpiresAt: licence.expiresAt }, "LDS is serving");
     if (!(await opened.store.apiKeys.hasActive())) {
-      logger.warn({ next: `lds init --email you@example.com --data-dir ${volume.root}` }, "No API key exists yet: create the first team, owner and key with `lds init --email EMAIL` (docs/api.md), then submit a repository with it.");
+      logger.warn(
+        { next: `lds init --email you@example.com --data-dir ${volume.root}` },
+        "No API key exists yet: create the first team, owner and key with `lds init --email EMAIL` (docs/api.md), then submit a repository with it.",
+      );
     }
     return {
       url,

@@ -61,6 +61,7 @@ export async function fetchSpacePages(options: FetchSpaceOptions): Promise<{ spa
     }
     if (response.status === 404) return null;
     if (!response.ok) throw new LdsError("repository_unreachable", `The wiki answered HTTP ${response.status} for ${pathAndQuery.split("?")[0]}.`);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
     return (await response.json()) as Record<string, any>;
   };
 
@@ -70,6 +71,7 @@ export async function fetchSpacePages(options: FetchSpaceOptions): Promise<{ spa
     throw new LdsError("wiki_space_not_found", `The wiki has no space ${options.spaceKey} (or the token cannot see it).`, { hint: "Check spaceKey." });
   }
   const pages: WikiPage[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider's JSON answer, each field checked with typeof where it is read
   const take = (p: Record<string, any>) => {
     const storage = p?.body?.storage?.value;
     if (typeof p?.id === "string" && typeof p?.title === "string" && typeof storage === "string") pages.push({ id: p.id, title: p.title, storage });

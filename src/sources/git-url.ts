@@ -3,7 +3,6 @@ import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { HOST, privateScope } from "../util/library-id.js";
 
-
 export interface RepositoryUrl {
   url: URL;
   /** host[:port], lower case. */
@@ -43,7 +42,11 @@ export function checkRepositoryUrl(raw: string, policy: GitUrlPolicy = {}): Repo
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw invalid(`only https:// repository URLs are accepted (got ${url.protocol}//${host})`);
   if (url.search || url.hash) throw invalid("the URL must not have a query or fragment");
-  const path = url.pathname.replace(/\/+$/, "").replace(/\.git$/, "").split("/").filter(Boolean);
+  const path = url.pathname
+    .replace(/\/+$/, "")
+    .replace(/\.git$/, "")
+    .split("/")
+    .filter(Boolean);
   if (path.length < 2 || path.length > MAX_SEGMENTS || !path.every((s) => SEGMENT.test(s) && !s.startsWith("."))) {
     throw invalid("the URL's path must be /owner/repo (or /group/subgroup/repo), of letters, digits, '.', '_' and '-'");
   }

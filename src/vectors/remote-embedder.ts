@@ -62,7 +62,11 @@ export function createRemoteEmbedder(settings: EmbeddingSettings): Embedder {
         await response.body?.cancel();
         continue;
       }
-      if (!response.ok) throw failed(`answered HTTP ${response.status}${await detail(response)}`, response.status === 401 || response.status === 403 ? "Check the key in LDS_EMBEDDINGS_API_KEY_FILE." : "Check LDS_EMBEDDINGS_MODEL and LDS_EMBEDDINGS_URL.");
+      if (!response.ok)
+        throw failed(
+          `answered HTTP ${response.status}${await detail(response)}`,
+          response.status === 401 || response.status === 403 ? "Check the key in LDS_EMBEDDINGS_API_KEY_FILE." : "Check LDS_EMBEDDINGS_MODEL and LDS_EMBEDDINGS_URL.",
+        );
       if (Number(response.headers.get("content-length") ?? 0) > MAX_RESPONSE_BYTES) throw failed("sent an answer too large to be embeddings");
       let answer: unknown;
       try {
@@ -100,7 +104,8 @@ export function createRemoteEmbedder(settings: EmbeddingSettings): Embedder {
     queryTimeoutMs: settings.queryTimeoutMs,
     async embed(texts, options) {
       const vectors: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += settings.batch) vectors.push(...(await embedBatch(texts.slice(i, i + settings.batch), options?.timeoutMs ?? settings.timeoutMs, options?.attempts ?? ATTEMPTS, options?.signal)));
+      for (let i = 0; i < texts.length; i += settings.batch)
+        vectors.push(...(await embedBatch(texts.slice(i, i + settings.batch), options?.timeoutMs ?? settings.timeoutMs, options?.attempts ?? ATTEMPTS, options?.signal)));
       return vectors;
     },
   };

@@ -23,8 +23,7 @@ parentPort!.on("message", async (request: WriterRequest | "stop") => {
     return;
   }
   try {
-    const result =
-      request.op === "append" ? await writer.append(request.target, request.rows, request.vectors) : request.op === "tidy" ? await writer.tidy() : await writer.purge(request.limit);
+    const result = request.op === "append" ? await writer.append(request.target, request.rows, request.vectors) : request.op === "tidy" ? await writer.tidy() : await writer.purge(request.limit);
     parentPort!.postMessage({ id: request.id, ok: true, result });
   } catch (err) {
     // A full disk keeps its meaning (disk_full) across the thread: SQLite's error would arrive as plain text.

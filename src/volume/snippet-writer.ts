@@ -32,7 +32,10 @@ export function inlineSnippetWriter(store: Store, index: SearchIndex): SnippetWr
       // retired at the next start (store: retireUnfinished) and purged, vectors included, so a snippet without its
       // vector is never served. The batch is published only after every chunk's vectors are in (replace-snippets.ts
       // awaits each append before publishBatch): keep that order.
-      await index.add(target, ids.map((id, i) => ({ id, vector: embedded[i]! })));
+      await index.add(
+        target,
+        ids.map((id, i) => ({ id, vector: embedded[i]! })),
+      );
       return ids;
     },
     tidy: () => index.upkeep(),

@@ -15,12 +15,9 @@ export function lockVolumeExclusive(volume: DataVolume, purpose: "server" | "ser
     purpose,
     busyCode: "volume_locked",
     busyMessage: (owner) =>
-      `The data volume ${volume.root} is in use by ${owner.purpose.startsWith("server") ? "an LDS server" : `an LDS ${owner.purpose}`} ` +
-      `(pid ${owner.pid} on ${owner.hostname}, since ${owner.since}).`,
+      `The data volume ${volume.root} is in use by ${owner.purpose.startsWith("server") ? "an LDS server" : `an LDS ${owner.purpose}`} ` + `(pid ${owner.pid} on ${owner.hostname}, since ${owner.since}).`,
     busyHint: (owner) =>
-      owner.purpose.startsWith("server")
-        ? `Stop that server first (systemctl stop lds, or kill -TERM ${owner.pid}), then run this again.`
-        : `Wait for pid ${owner.pid} to finish, then run this again.`,
+      owner.purpose.startsWith("server") ? `Stop that server first (systemctl stop lds, or kill -TERM ${owner.pid}), then run this again.` : `Wait for pid ${owner.pid} to finish, then run this again.`,
   });
 }
 
@@ -40,9 +37,7 @@ export function lockBackup(volume: DataVolume, purpose: BackupLockPurpose = "bac
         ? `A restore is being staged on ${volume.root}: the LDS server (pid ${owner.pid} on ${owner.hostname}) restarts to apply it and starts no backup before (since ${owner.since}).`
         : `A backup of ${volume.root} is already running (${describeUser(owner)}).`,
     busyHint: (owner) =>
-      owner.purpose === "restore staged"
-        ? "Back up once the server has restarted on the restored data."
-        : "Wait for it to finish, then try again (a lock left by a crashed backup is recovered by itself).",
+      owner.purpose === "restore staged" ? "Back up once the server has restarted on the restored data." : "Wait for it to finish, then try again (a lock left by a crashed backup is recovered by itself).",
   });
   // For the tests of what waits for a backup: a backup that keeps the volume for a while (see util/failpoint.ts).
   if (purpose === "backup") stallpoint("backup-holding-lock", 65_000);

@@ -74,11 +74,7 @@ describe("the architecture check", () => {
         "config/helper.ts": `${worker}const entry = (base: string, rel: string) => new URL(rel, base);\nconst ENTRY = entry(import.meta.url, "../ops/run.js");\nexport const start = () => new Worker(ENTRY);`,
         "config/path.ts": `${worker}export const start = () => new Worker("../ops/run.js");`,
       }),
-    ).toEqual([
-      "no-upward-import | config/helper.ts | module-url of ops/run.ts",
-      "no-upward-import | config/path.ts | worker of ops/run.ts",
-      "no-upward-import | config/url.ts | module-url of ops/run.ts",
-    ]);
+    ).toEqual(["no-upward-import | config/helper.ts | module-url of ops/run.ts", "no-upward-import | config/path.ts | worker of ops/run.ts", "no-upward-import | config/url.ts | module-url of ops/run.ts"]);
   });
 
   it("finds a circle through three folders of one layer", () => {
@@ -163,7 +159,9 @@ describe("the architecture check", () => {
       "ui-apart | ui/other.ts | type-only import of store/store.ts",
       "ui-apart | ui/value.ts | value import of server/api-types.ts",
     ]);
-    expect(found({ "server/api-types.ts": `import { log } from "../util/log.js";\nexport type L = ReturnType<typeof log>;` })).toEqual(["api-types-types-only | server/api-types.ts | value import of ../util/log.js"]);
+    expect(found({ "server/api-types.ts": `import { log } from "../util/log.js";\nexport type L = ReturnType<typeof log>;` })).toEqual([
+      "api-types-types-only | server/api-types.ts | value import of ../util/log.js",
+    ]);
   });
 
   it("does not read an import in a comment or a string as one", () => {
@@ -173,7 +171,7 @@ describe("the architecture check", () => {
           `// import { run } from "../ops/run.js";`,
           `/* export * from "../ops/run.js"; await import("../ops/run.js") */`,
           `export const text = 'import { run } from "../ops/run.js"';`,
-          "export const template = `new Worker(new URL(\"../ops/run.js\", import.meta.url))`;",
+          'export const template = `new Worker(new URL("../ops/run.js", import.meta.url))`;',
         ].join("\n"),
       }),
     ).toEqual([]);

@@ -70,7 +70,9 @@ function createResolver(root: string): (file: string) => Resolve {
     const config = configFor(file) ?? "";
     let resolve = byConfig.get(config);
     if (!resolve) {
-      const options = config ? ts.parseJsonConfigFileContent(ts.readConfigFile(config, ts.sys.readFile).config, ts.sys, path.dirname(config)).options : { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+      const options = config
+        ? ts.parseJsonConfigFileContent(ts.readConfigFile(config, ts.sys.readFile).config, ts.sys, path.dirname(config)).options
+        : { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
       const cache = ts.createModuleResolutionCache(top, (name) => name, options);
       resolve = Object.assign((specifier: string, containing: string) => ts.resolveModuleName(specifier, containing, options, ts.sys, cache).resolvedModule?.resolvedFileName, { mapsPaths: !!options.paths });
       byConfig.set(config, resolve);
@@ -155,7 +157,8 @@ const isImportMetaResolve = (node: ts.Node) => ts.isPropertyAccessExpression(nod
 
 /** process.env, process["env"], globalThis.process.env, and `const { env } = process`. */
 function isProcessEnv(node: ts.Node): boolean {
-  const isProcess = (e: ts.Expression) => (ts.isIdentifier(e) && e.text === "process") || (ts.isPropertyAccessExpression(e) && e.name.text === "process" && ts.isIdentifier(e.expression) && e.expression.text === "globalThis");
+  const isProcess = (e: ts.Expression) =>
+    (ts.isIdentifier(e) && e.text === "process") || (ts.isPropertyAccessExpression(e) && e.name.text === "process" && ts.isIdentifier(e.expression) && e.expression.text === "globalThis");
   if (ts.isPropertyAccessExpression(node)) return node.name.text === "env" && isProcess(node.expression);
   if (ts.isElementAccessExpression(node)) return ts.isStringLiteralLike(node.argumentExpression) && node.argumentExpression.text === "env" && isProcess(node.expression);
   if (ts.isVariableDeclaration(node) && node.initializer && ts.isObjectBindingPattern(node.name) && isProcess(node.initializer)) {

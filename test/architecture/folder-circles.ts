@@ -48,9 +48,7 @@ export function folderCircles(edges: Array<{ from: string; to: string; file: str
   };
   for (const node of [...next.keys()].sort()) if (!index.has(node)) connect(node);
 
-  return components
-    .map((folders) => ({ folders, shortest: shortestCircle(folders, next) }))
-    .sort((a, b) => a.folders.join().localeCompare(b.folders.join()));
+  return components.map((folders) => ({ folders, shortest: shortestCircle(folders, next) })).sort((a, b) => a.folders.join().localeCompare(b.folders.join()));
 }
 
 /**

@@ -59,8 +59,7 @@ describe("the archive's bytes on a thread of their own", () => {
       for (const where of ["inline", "thread", "small"] as const) {
         const stagingDir = stage(path.join(dir, `${where}-${encrypted}`), contents);
         const options = { stagingDir, gzip: false, sealing: encrypted ? sealing : undefined };
-        const archive =
-          where === "inline" ? archiveBytes(options) : where === "small" ? archiveBytes({ ...options, smallGarbage: true }) : archiveBytesInThread({ ...options, lowerPriority: true });
+        const archive = where === "inline" ? archiveBytes(options) : where === "small" ? archiveBytes({ ...options, smallGarbage: true }) : archiveBytesInThread({ ...options, lowerPriority: true });
         const bytes = await readAll(archive);
         expect(archive.sha256()).toBe(createHash("sha256").update(bytes).digest("hex"));
         for (const rel of Object.values(ARCHIVE_FILES)) expect(fs.existsSync(path.join(stagingDir, rel)), rel).toBe(false);

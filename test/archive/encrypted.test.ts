@@ -83,7 +83,9 @@ describe("encrypted archives (age)", () => {
     const before = fingerprintTree(target);
     const none = await lds("lds", ["verify", encrypted]);
     expect(none.exitCode).toBe(11);
-    expect(none.stderr).toContain("The archive is encrypted with age (for 1 recipient: 1 X25519 stanza; an age header never names its recipients), and no identity or passphrase was given. Nothing was changed.");
+    expect(none.stderr).toContain(
+      "The archive is encrypted with age (for 1 recipient: 1 X25519 stanza; an age header never names its recipients), and no identity or passphrase was given. Nothing was changed.",
+    );
     expect(none.stderr).toContain("Hint: Give the identity file that belongs to one of its recipients (--identity or LDS_AGE_IDENTITY_FILE)");
     const wrong = await lds("restore", [encrypted, "--data-dir", target, "--yes", "--identity", otherIdentity]);
     expect(wrong.exitCode).toBe(11);
@@ -158,7 +160,10 @@ describe("encrypted archives (age)", () => {
     expect(wrong.stderr).toContain("(for a passphrase: 1 scrypt stanza;");
 
     // On a terminal, with no passphrase file, the passphrase is asked for (util-linux's script gives a terminal).
-    const asked = execFileSync("script", ["-qec", `node '${path.join(ROOT, "bin/lds.js")}' verify '${byPassphrase}'; echo "exit=$?"`, "/dev/null"], { input: "correct horse battery staple\r", encoding: "utf8" });
+    const asked = execFileSync("script", ["-qec", `node '${path.join(ROOT, "bin/lds.js")}' verify '${byPassphrase}'; echo "exit=$?"`, "/dev/null"], {
+      input: "correct horse battery staple\r",
+      encoding: "utf8",
+    });
     expect(asked).toContain("Passphrase of the archive");
     expect(asked).toMatch(/Archive OK \(/);
     expect(asked).toContain("exit=0");

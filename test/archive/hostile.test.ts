@@ -68,29 +68,96 @@ const cases: Array<{ name: string; code: "archive_unsafe" | "archive_corrupt"; m
   { name: "a character device", code: "archive_unsafe", message: /CharacterDevice/, make: () => build([manifest(), { path: "db/lds.db", type: "CharacterDevice" }, vectors(), key()]) },
   { name: "a FIFO", code: "archive_unsafe", message: /FIFO/, make: () => build([manifest(), { path: "db/lds.db", type: "FIFO" }, vectors(), key()]) },
   { name: "a directory entry", code: "archive_unsafe", message: /Directory/, make: () => build([manifest(), { path: "db/", type: "Directory" }, db(), vectors(), key()]) },
-  { name: "an entry not in the manifest", code: "archive_unsafe", message: /not listed in the manifest/, make: () => build([manifest(), db(), { path: "extra.sh", body: Buffer.from("rm -rf /") }, vectors(), key()]) },
+  {
+    name: "an entry not in the manifest",
+    code: "archive_unsafe",
+    message: /not listed in the manifest/,
+    make: () => build([manifest(), db(), { path: "extra.sh", body: Buffer.from("rm -rf /") }, vectors(), key()]),
+  },
   { name: "a duplicate entry", code: "archive_unsafe", message: /appears twice/, make: () => build([manifest(), db(), db(), vectors(), key()]) },
   { name: "a missing manifest", code: "archive_unsafe", message: /first entry is "db\/lds.db"/, make: () => build([db(), vectors(), key()]) },
   { name: "a manifest that is not first", code: "archive_unsafe", message: /not manifest.json/, make: () => build([db(), manifest(), vectors(), key()]) },
   { name: "an invalid manifest", code: "archive_corrupt", message: /not valid JSON/, make: () => build([{ path: "manifest.json", body: Buffer.from("{not json") }, db(), vectors(), key()]) },
-  { name: "a manifest of the wrong shape", code: "archive_corrupt", message: /manifest.json is invalid/, make: () => build([{ path: "manifest.json", body: Buffer.from(JSON.stringify({ format: "lds-backup", formatVersion: 1, files: "all" })) }, db(), vectors(), key()]) },
+  {
+    name: "a manifest of the wrong shape",
+    code: "archive_corrupt",
+    message: /manifest.json is invalid/,
+    make: () => build([{ path: "manifest.json", body: Buffer.from(JSON.stringify({ format: "lds-backup", formatVersion: 1, files: "all" })) }, db(), vectors(), key()]),
+  },
   { name: "an enormous manifest", code: "archive_unsafe", message: /over the .* limit/, make: () => build([{ path: "manifest.json", body: Buffer.alloc(9 * 1024 * 1024, 0x20) }, db(), vectors(), key()]) },
-  { name: "a checksum mismatch", code: "archive_corrupt", message: /db\/lds.db fails its checksum/, make: () => { const d = db(); d.body = Buffer.from(d.body!); d.body[5000]! ^= 0xff; return build([manifest(), d, vectors(), key()]); } },
-  { name: "a size that differs from the manifest", code: "archive_corrupt", message: /the manifest says/, make: () => { const k = key(); k.body = Buffer.concat([k.body!, Buffer.from("x")]); return build([manifest(), db(), vectors(), k]); } },
+  {
+    name: "a checksum mismatch",
+    code: "archive_corrupt",
+    message: /db\/lds.db fails its checksum/,
+    make: () => {
+      const d = db();
+      d.body = Buffer.from(d.body!);
+      d.body[5000]! ^= 0xff;
+      return build([manifest(), d, vectors(), key()]);
+    },
+  },
+  {
+    name: "a size that differs from the manifest",
+    code: "archive_corrupt",
+    message: /the manifest says/,
+    make: () => {
+      const k = key();
+      k.body = Buffer.concat([k.body!, Buffer.from("x")]);
+      return build([manifest(), db(), vectors(), k]);
+    },
+  },
   { name: "a missing file", code: "archive_corrupt", message: /key\/secret.key missing/, make: () => build([manifest(), db(), vectors()]) },
-  { name: "a database that fails integrity_check (checksums recomputed)", code: "archive_corrupt", message: /db\/lds.db (fails SQLite's integrity_check|is not a readable SQLite database)/, make: () => withValidChecksums((d) => { d.body = Buffer.from(d.body!); d.body.fill(0xff, 4096, 4200); }, "db/lds.db") },
+  {
+    name: "a database that fails integrity_check (checksums recomputed)",
+    code: "archive_corrupt",
+    message: /db\/lds.db (fails SQLite's integrity_check|is not a readable SQLite database)/,
+    make: () =>
+      withValidChecksums((d) => {
+        d.body = Buffer.from(d.body!);
+        d.body.fill(0xff, 4096, 4200);
+      }, "db/lds.db"),
+  },
   {
     name: "a damaged full-text index (checksums recomputed)",
     code: "archive_corrupt",
     message: /db\/lds.db fails SQLite's integrity_check \(fts5: corruption found/,
     make: () => withValidChecksums((d) => alterDatabase(d, "UPDATE snippets_fts_data SET block = zeroblob(length(block)) WHERE id = (SELECT max(id) FROM snippets_fts_data)"), "db/lds.db"),
   },
-  { name: "a database page no table uses (checksums recomputed)", code: "archive_corrupt", message: /db\/lds.db fails SQLite's integrity_check \(.*never used/, make: () => withValidChecksums(addUnusedPage, "db/lds.db") },
-  { name: "a key of the wrong length (checksums recomputed)", code: "archive_corrupt", message: /key\/secret.key is 16 bytes/, make: () => withValidChecksums((k) => { k.body = k.body!.subarray(0, 16); }, "key/secret.key") },
-  { name: "a key that does not belong to its database (checksums recomputed)", code: "archive_corrupt", message: /key\/secret.key is not the key db\/lds.db was sealed with/, make: () => withValidChecksums((k) => { k.body = randomBytes(32); }, "key/secret.key") },
+  {
+    name: "a database page no table uses (checksums recomputed)",
+    code: "archive_corrupt",
+    message: /db\/lds.db fails SQLite's integrity_check \(.*never used/,
+    make: () => withValidChecksums(addUnusedPage, "db/lds.db"),
+  },
+  {
+    name: "a key of the wrong length (checksums recomputed)",
+    code: "archive_corrupt",
+    message: /key\/secret.key is 16 bytes/,
+    make: () =>
+      withValidChecksums((k) => {
+        k.body = k.body!.subarray(0, 16);
+      }, "key/secret.key"),
+  },
+  {
+    name: "a key that does not belong to its database (checksums recomputed)",
+    code: "archive_corrupt",
+    message: /key\/secret.key is not the key db\/lds.db was sealed with/,
+    make: () =>
+      withValidChecksums((k) => {
+        k.body = randomBytes(32);
+      }, "key/secret.key"),
+  },
   { name: "a truncated archive", code: "archive_corrupt", message: /tar|truncated/i, make: () => bytes(goodBytes.subarray(0, Math.floor(goodBytes.length / 2) + 100)) },
   { name: "gzip garbage", code: "archive_corrupt", message: /gzip/i, make: () => bytes(Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(4096, 0x5a)])) },
-  { name: "a truncated gzip archive", code: "archive_corrupt", message: /gzip|truncated|tar/i, make: () => { const gz = zlib.gzipSync(goodBytes); return bytes(gz.subarray(0, gz.length - 2000)); } },
+  {
+    name: "a truncated gzip archive",
+    code: "archive_corrupt",
+    message: /gzip|truncated|tar/i,
+    make: () => {
+      const gz = zlib.gzipSync(goodBytes);
+      return bytes(gz.subarray(0, gz.length - 2000));
+    },
+  },
   { name: "an empty file", code: "archive_corrupt", message: /is empty/, make: () => bytes(Buffer.alloc(0)) },
   { name: "a file that is not a tar", code: "archive_corrupt", message: /not a valid tar|no manifest/, make: () => bytes("this is a text file, not an archive\n".repeat(100)) },
 ];

@@ -6,9 +6,21 @@ describe("the error table and the CLI's help", () => {
   it("keeps the statuses the spec gives its codes", () => {
     const status = Object.fromEntries(errorTable().map((row) => [row.code, row.status]));
     expect(status).toMatchObject({
-      validation_error: 400, invalid_library_id: 400, invalid_api_key: 401, access_denied: 403, forbidden: 403,
-      library_not_found: 404, tag_not_found: 404, no_snippets_found: 404, team_not_found: 404, user_not_found: 404,
-      no_libraries_found: 404, duplicate_repo: 409, rate_limit_exceeded: 429, internal_error: 500, timeout: 504,
+      validation_error: 400,
+      invalid_library_id: 400,
+      invalid_api_key: 401,
+      access_denied: 403,
+      forbidden: 403,
+      library_not_found: 404,
+      tag_not_found: 404,
+      no_snippets_found: 404,
+      team_not_found: 404,
+      user_not_found: 404,
+      no_libraries_found: 404,
+      duplicate_repo: 409,
+      rate_limit_exceeded: 429,
+      internal_error: 500,
+      timeout: 504,
     });
     expect(new LdsError("archive_corrupt", "x").exitCode).toBe(3);
   });

@@ -39,7 +39,8 @@ describe("settings and actions named in hints (issue 12: messages name them neut
 
   it("no hint below the shells names a CLI flag, command, environment variable or HTTP path in its own words", () => {
     const offenders: string[] = [];
-    const shellWords = /(--(data-dir|s3-[a-z-]+|keep|identity|passphrase-file|age-[a-z-]+)\b|LDS_(S3_|DATA_DIR|SEARCH_TIMEOUT|GIT_CA_FILE|GIT_ALLOW|AGE_|EMBEDDINGS_)|`lds[ -]|\blds(-restore|-backup)? [a-z]+ [a-z-]+|\b(GET|POST|PUT|PATCH|DELETE) \/|\/(v[12]|api)\/[a-z])/;
+    const shellWords =
+      /(--(data-dir|s3-[a-z-]+|keep|identity|passphrase-file|age-[a-z-]+)\b|LDS_(S3_|DATA_DIR|SEARCH_TIMEOUT|GIT_CA_FILE|GIT_ALLOW|AGE_|EMBEDDINGS_)|`lds[ -]|\blds(-restore|-backup)? [a-z]+ [a-z-]+|\b(GET|POST|PUT|PATCH|DELETE) \/|\/(v[12]|api)\/[a-z])/;
     const walk = (dir: string) => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
         const full = path.join(dir, entry.name);
@@ -50,7 +51,7 @@ describe("settings and actions named in hints (issue 12: messages name them neut
           const lines = fs.readFileSync(full, "utf8").split("\n");
           lines.forEach((line, i) => {
             if (!/\bhint\b/.test(line)) return;
-            const text = line + (/hint:?\s*$/.test(line) ? lines[i + 1] ?? "" : "");
+            const text = line + (/hint:?\s*$/.test(line) ? (lines[i + 1] ?? "") : "");
             const found = shellWords.exec(text.slice(text.search(/\bhint\b/)));
             if (found) offenders.push(`${rel}:${i + 1}: ${found[0]}`);
           });

@@ -101,7 +101,8 @@ describe("lds index rebuild", () => {
       });
       expect(response.status, await response.clone().text()).toBe(200);
     }
-    for (const name of LIBRARIES) expect(await eventually(async () => ["finalized", "failed"].includes(libraryState(dataDir, `/acme/${name}`)?.state ?? "") && libraryState(dataDir, `/acme/${name}`)?.state, 60_000)).toBe("finalized");
+    for (const name of LIBRARIES)
+      expect(await eventually(async () => ["finalized", "failed"].includes(libraryState(dataDir, `/acme/${name}`)?.state ?? "") && libraryState(dataDir, `/acme/${name}`)?.state, 60_000)).toBe("finalized");
     const before = await answers(first);
 
     // Not beside a running server: it would serve from an index being emptied.

@@ -85,7 +85,10 @@ describe("the dashboard: teams, keys and libraries, in Chromium", () => {
     expect(await page.getByTestId("keys").getByText("active").count()).toBe(1);
     await page.getByRole("button", { name: `Revoke ${prefix}` }).click();
     await dialog.getByRole("button", { name: "Revoke key" }).click();
-    await page.getByTestId("keys").getByText(/^revoked/).waitFor();
+    await page
+      .getByTestId("keys")
+      .getByText(/^revoked/)
+      .waitFor();
     const refused = await fetch(`${server.url}/v2/libs/search?libraryName=anything`, { headers: { authorization: `Bearer ${key}` } });
     expect(refused.status).toBe(401);
     watched.assertNothingUnexpected();
@@ -115,14 +118,17 @@ describe("the dashboard: teams, keys and libraries, in Chromium", () => {
     await row.getByRole("button", { name: `Refresh ${id}` }).click();
     await page.getByText(/Refresh of .* started/).waitFor();
     await expect
-      .poll(() => {
-        const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
-        try {
-          return JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(id) as string)[0].fetchedAt !== before && libraryState(dataDir, id)?.state;
-        } finally {
-          db.close();
-        }
-      }, { timeout: 90_000 })
+      .poll(
+        () => {
+          const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
+          try {
+            return JSON.parse(db.prepare("SELECT branches FROM libraries WHERE id = ?").pluck().get(id) as string)[0].fetchedAt !== before && libraryState(dataDir, id)?.state;
+          } finally {
+            db.close();
+          }
+        },
+        { timeout: 90_000 },
+      )
       .toBe("finalized");
 
     await row.getByRole("button", { name: `Remove ${id}` }).click();
@@ -163,7 +169,13 @@ describe("the dashboard: teams, keys and libraries, in Chromium", () => {
     const narrow = await watchedContext(browser, { width: 375, height: 740 });
     await narrow.context.addCookies(await watched.context.cookies());
     const phone = await narrow.newPage();
-    for (const [name, title] of [["", "Overview"], ["backups", "Backups"], ["restore", "Restore"], ["libraries", "Libraries"], ["accounts", "Teams, users and API keys"]] as const) {
+    for (const [name, title] of [
+      ["", "Overview"],
+      ["backups", "Backups"],
+      ["restore", "Restore"],
+      ["libraries", "Libraries"],
+      ["accounts", "Teams, users and API keys"],
+    ] as const) {
       for (const p of [page, phone]) {
         await p.goto(`${server.url}/dashboard/${name}`);
         await p.getByRole("heading", { name: title, level: 1 }).waitFor();

@@ -163,7 +163,11 @@ describe("the dashboard: backups and restore, in Chromium", () => {
     db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/after/backup', 'later', 'git')").run();
     db.close();
 
-    await page.getByTestId("archives").getByRole("link", { name: /^Restore / }).first().click();
+    await page
+      .getByTestId("archives")
+      .getByRole("link", { name: /^Restore / })
+      .first()
+      .click();
     await page.getByRole("heading", { name: "Restore", level: 1 }).waitFor();
     // An upload is checked the same way (the size limit is shown); back to the list afterwards.
     expect(await page.getByText(/^Up to \d/).textContent()).toMatch(/GiB/);

@@ -30,7 +30,14 @@ beforeAll(async () => {
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Backups", level: 1 }).waitFor();
   const archives = tempDirForFile("lds-dash-status-archives-");
-  config = { destination: { type: "local", path: archives }, schedule: { preset: "daily", cron: null, timezone: "UTC" }, retention: { keep: null }, compression: "none", encryption: { recipients: [] }, drill: { schedule: "daily" } };
+  config = {
+    destination: { type: "local", path: archives },
+    schedule: { preset: "daily", cron: null, timezone: "UTC" },
+    retention: { keep: null },
+    compression: "none",
+    encryption: { recipients: [] },
+    drill: { schedule: "daily" },
+  };
   await call("PUT", "/api/backup/config", config);
 }, 120_000);
 

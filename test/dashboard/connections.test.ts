@@ -173,7 +173,10 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     // A fake success names an account the server never connected, or one it did: neither is announced.
     for (const search of ["?connected=github&account=evil-admin", "?connected=github&account=octo-dev", `?connected=${"A".repeat(22)}&account=evil-admin`]) {
       await page.goto(`${server.url}/dashboard/connections${search}`);
-      await page.getByTestId("connections").getByRole("row", { name: /octo-dev/ }).waitFor();
+      await page
+        .getByTestId("connections")
+        .getByRole("row", { name: /octo-dev/ })
+        .waitFor();
       // Until the server has answered whether it knows the id (it does not), the announcement is busy.
       await page.locator('[data-testid="connect-outcome"][aria-busy="false"]').waitFor({ state: "attached" });
       expect(await page.getByTestId("connected").count()).toBe(0);
@@ -211,7 +214,15 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     await page.getByTestId("connected").waitFor();
     expect(await page.getByTestId("connections").textContent()).toContain(SITE);
 
-    const submitted = await call("/v2/add/wiki", { cloudId: "cloud-acme-1", siteUrl: SITE, spaceKey: "OPS", spaceName: "Operations", title: "Ops handbook", description: "How we run things", projectId: "proj-ops" });
+    const submitted = await call("/v2/add/wiki", {
+      cloudId: "cloud-acme-1",
+      siteUrl: SITE,
+      spaceKey: "OPS",
+      spaceName: "Operations",
+      title: "Ops handbook",
+      description: "How we run things",
+      projectId: "proj-ops",
+    });
     expect(submitted.status, JSON.stringify(submitted.json)).toBe(200);
     const id = submitted.json.libraryName as string;
     await eventually(async () => libraryState(dataDir, id)?.state === "finalized", 60_000);
@@ -256,7 +267,14 @@ describe("connected accounts (OAuth) in the dashboard, against providers that sp
     await page.getByRole("dialog").getByRole("button", { name: "Disconnect" }).click();
     await page.getByText(/Disconnected octo-dev; GitHub revoked its token/).waitFor();
     expect(oauth.log.revocations).toBe(1);
-    await expect.poll(() => page.getByTestId("connections").getByRole("row", { name: /octo-dev/ }).count()).toBe(0);
+    await expect
+      .poll(() =>
+        page
+          .getByTestId("connections")
+          .getByRole("row", { name: /octo-dev/ })
+          .count(),
+      )
+      .toBe(0);
     // The team's private repository can no longer be fetched with it: its refresh fails, naming the refusal.
     const libraries = await (await page.request.get(`${server.url}/api/libraries`)).json();
     const gitId = libraries.libraries.find((l: { source: string; private: boolean }) => l.source === "git" && l.private).id as string;

@@ -117,7 +117,11 @@ export function destinationConformance(label: string, setup: () => Promise<Confo
     it("stops a put on abort and leaves nothing behind", async () => {
       const target = await setup();
       const controller = new AbortController();
-      const endless = new Readable({ read() { this.push(Buffer.alloc(256 * 1024, 2)); } });
+      const endless = new Readable({
+        read() {
+          this.push(Buffer.alloc(256 * 1024, 2));
+        },
+      });
       setTimeout(() => controller.abort(), 50);
       expect(await codeOf(target.destination.put(names[1]!, endless, { signal: controller.signal }))).toBe("AbortError");
       expect(await codeOf(target.destination.stat(names[1]!))).toBe("archive_not_found");
@@ -128,7 +132,11 @@ export function destinationConformance(label: string, setup: () => Promise<Confo
       const target = await setup();
       const controller = new AbortController();
       controller.abort();
-      const endless = new Readable({ read() { this.push(Buffer.alloc(256 * 1024, 3)); } });
+      const endless = new Readable({
+        read() {
+          this.push(Buffer.alloc(256 * 1024, 3));
+        },
+      });
       expect(await codeOf(target.destination.put(names[2]!, endless, { signal: controller.signal }))).toBe("AbortError");
       expect(await target.listEverything()).toEqual([]);
     });

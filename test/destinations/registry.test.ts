@@ -40,7 +40,9 @@ describe("the destination registry", () => {
     const config = parseBackupConfig({ destination: { type: "memory", store: "abc", token: "t0ken" }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" });
     expect(config.destination).toEqual({ type: "memory", store: "abc", token: "t0ken" });
     expect(() => parseBackupConfig({ destination: { type: "memory" }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" })).toThrow(/destination.store is required/);
-    expect(() => parseBackupConfig({ destination: { type: "ftp" }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" })).toThrow(/destination.type must be "local" or "memory" or "s3"/);
+    expect(() => parseBackupConfig({ destination: { type: "ftp" }, schedule: { preset: "off" }, retention: { keep: null }, compression: "none" })).toThrow(
+      /destination.type must be "local" or "memory" or "s3"/,
+    );
     const asked: string[] = [];
     const destination = await openConfigured({ type: "memory", store: "abc" }, (key) => (asked.push(key), "t0ken"), { backupsDir: "/unused" });
     expect(destination.description).toBe("mem://abc");

@@ -115,8 +115,15 @@ describe("S3 from the command line", () => {
     const bucket = await server.createBucket();
     const nowhere = tempDir();
     const none = await runCli("backup", ["--data-dir", dataDir, "--to", `s3://${bucket}/x`], {
-      LDS_S3_ENDPOINT: server.endpoint, LDS_S3_PATH_STYLE: "true", AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_PROFILE: "",
-      AWS_EC2_METADATA_DISABLED: "true", HOME: nowhere, AWS_CONFIG_FILE: path.join(nowhere, "config"), AWS_SHARED_CREDENTIALS_FILE: path.join(nowhere, "credentials"),
+      LDS_S3_ENDPOINT: server.endpoint,
+      LDS_S3_PATH_STYLE: "true",
+      AWS_ACCESS_KEY_ID: "",
+      AWS_SECRET_ACCESS_KEY: "",
+      AWS_PROFILE: "",
+      AWS_EC2_METADATA_DISABLED: "true",
+      HOME: nowhere,
+      AWS_CONFIG_FILE: path.join(nowhere, "config"),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(nowhere, "credentials"),
     });
     expect(none.exitCode, none.stderr).toBe(8);
     expect(none.stderr).toMatch(/^Error: No S3 credentials were found for s3:\/\/.* none were given, and the default AWS credential chain found none\./m);

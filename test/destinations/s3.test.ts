@@ -23,10 +23,7 @@ destinationConformance("S3 (real S3-compatible server)", async () => {
     async listEverything() {
       const objects = await server.client.send(new ListObjectsV2Command({ Bucket: bucket }));
       const uploads = await server.client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
-      return [
-        ...(objects.Contents ?? []).map((o) => o.Key!.replace(`${prefix}/`, "")),
-        ...(uploads.Uploads ?? []).map((u) => `multipart:${u.Key}`),
-      ].sort();
+      return [...(objects.Contents ?? []).map((o) => o.Key!.replace(`${prefix}/`, "")), ...(uploads.Uploads ?? []).map((u) => `multipart:${u.Key}`)].sort();
     },
   };
 });

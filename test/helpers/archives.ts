@@ -71,11 +71,7 @@ export function sha256(body: Buffer): string {
 }
 
 /** Rewrite an archive's manifest (and keep its checksums right unless told otherwise). */
-export async function repack(
-  archive: string,
-  change: (manifest: Record<string, any>, entries: RawEntry[]) => void,
-  name = "repacked.tar",
-): Promise<string> {
+export async function repack(archive: string, change: (manifest: Record<string, any>, entries: RawEntry[]) => void, name = "repacked.tar"): Promise<string> {
   const entries = await readEntries(archive);
   const manifest = JSON.parse(entries[0]!.body!.toString());
   change(manifest, entries);

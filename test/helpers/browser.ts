@@ -72,7 +72,10 @@ export async function watchedContext(browser: Browser, options: { width?: number
     },
     assertNothingUnexpected(): void {
       expect(problems, "uncaught exceptions or CSP violations").toEqual([]);
-      expect(shown.filter((s) => !s.expected).map((s) => s.text), "errors the page showed").toEqual([]);
+      expect(
+        shown.filter((s) => !s.expected).map((s) => s.text),
+        "errors the page showed",
+      ).toEqual([]);
     },
   };
 }
@@ -84,7 +87,9 @@ const AXE = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const result = await page.evaluate(() => (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document));
+  const result = await page.evaluate(() =>
+    (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run(document),
+  );
   return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 

@@ -62,7 +62,13 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
     const refresh = newToken("atlr");
     atlassianAccess.set(access, { expiresAt: Date.now() + (options.atlassianTtlSeconds ?? 3600) * 1000 });
     atlassianRefresh.set(refresh, { valid: true });
-    return { access_token: access, refresh_token: refresh, expires_in: options.atlassianTtlSeconds ?? 3600, token_type: "Bearer", scope: "read:confluence-content.all read:confluence-space.summary offline_access" };
+    return {
+      access_token: access,
+      refresh_token: refresh,
+      expires_in: options.atlassianTtlSeconds ?? 3600,
+      token_type: "Bearer",
+      scope: "read:confluence-content.all read:confluence-space.summary offline_access",
+    };
   };
   const challengeOk = (pending: PendingCode, verifier: string | undefined) =>
     pending.challenge === null || (verifier !== undefined && createHash("sha256").update(verifier).digest("base64url") === pending.challenge);
@@ -104,7 +110,8 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
         // GitHub answers token errors with 200 and an error body.
         sendJson(res, 200, { error, error_description: description, error_uri: "https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors" });
       };
-      if (body.get("client_id") !== options.clientId || body.get("client_secret") !== options.clientSecret) return refuse("incorrect_client_credentials", "The client_id and/or client_secret passed are incorrect.");
+      if (body.get("client_id") !== options.clientId || body.get("client_secret") !== options.clientSecret)
+        return refuse("incorrect_client_credentials", "The client_id and/or client_secret passed are incorrect.");
       const pending = codes.get(body.get("code") ?? "");
       if (!pending || pending.used || pending.provider !== "github" || pending.redirectUri !== body.get("redirect_uri") || !challengeOk(pending, body.get("code_verifier") ?? undefined)) {
         return refuse("bad_verification_code", "The code passed is incorrect or expired.");
@@ -127,7 +134,8 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
       const invalid = "The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.";
       if (grantType === "authorization_code") {
         const pending = codes.get(body.get("code") ?? "");
-        if (!pending || pending.used || pending.provider !== "gitlab" || pending.redirectUri !== body.get("redirect_uri") || !challengeOk(pending, body.get("code_verifier") ?? undefined)) return refuse(400, "invalid_grant", invalid);
+        if (!pending || pending.used || pending.provider !== "gitlab" || pending.redirectUri !== body.get("redirect_uri") || !challengeOk(pending, body.get("code_verifier") ?? undefined))
+          return refuse(400, "invalid_grant", invalid);
         pending.used = true;
       } else if (grantType === "refresh_token") {
         const refresh = gitlabRefresh.get(body.get("refresh_token") ?? "");
@@ -139,7 +147,14 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
       githubTokens.add(accessToken);
       log.tokenRequests.push({ provider: "gitlab", grantType, ok: true });
       // The git server accepts one token, so every GitLab access token is that one; refresh tokens rotate.
-      return sendJson(res, 200, { access_token: accessToken, token_type: "Bearer", expires_in: 7200, refresh_token: refreshToken, scope: "read_user read_repository read_api", created_at: Math.floor(Date.now() / 1000) });
+      return sendJson(res, 200, {
+        access_token: accessToken,
+        token_type: "Bearer",
+        expires_in: 7200,
+        refresh_token: refreshToken,
+        scope: "read_user read_repository read_api",
+        created_at: Math.floor(Date.now() / 1000),
+      });
     }
     if (path === "/gitlab/oauth/revoke" && req.method === "POST") {
       const body = new URLSearchParams(await readBody(req));
@@ -152,7 +167,8 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
       log.apiRequests.push({ path, authorized });
       if (!authorized) return sendJson(res, 401, { message: "401 Unauthorized" });
       if (path === "/gitlab/api/v4/user") return sendJson(res, 200, { id: 77, username: "lab-dev", name: "Lab Dev", state: "active" });
-      if (path === "/gitlab/api/v4/projects") return sendJson(res, 200, [{ id: 1, path_with_namespace: "acme/ledgerline", http_url_to_repo: "https://gitlab.example/acme/ledgerline.git", visibility: "private" }]);
+      if (path === "/gitlab/api/v4/projects")
+        return sendJson(res, 200, [{ id: 1, path_with_namespace: "acme/ledgerline", http_url_to_repo: "https://gitlab.example/acme/ledgerline.git", visibility: "private" }]);
       return sendJson(res, 404, { message: "404 Not Found" });
     }
     if (path === "/atlassian/oauth/token" && req.method === "POST") {
@@ -205,7 +221,15 @@ export async function startOAuthFixture(options: OAuthFixtureOptions) {
       log.apiRequests.push({ path, authorized });
       if (!authorized) return sendJson(res, 401, { code: 401, message: "Unauthorized" });
       if (path === "/atlassian/api/oauth/token/accessible-resources") {
-        return sendJson(res, 200, [{ id: options.confluence.cloudId, url: options.confluence.siteUrl, name: "acme", scopes: ["read:confluence-content.all"], avatarUrl: "https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/flag.png" }]);
+        return sendJson(res, 200, [
+          {
+            id: options.confluence.cloudId,
+            url: options.confluence.siteUrl,
+            name: "acme",
+            scopes: ["read:confluence-content.all"],
+            avatarUrl: "https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/flag.png",
+          },
+        ]);
       }
       if (path === "/atlassian/api/me") return sendJson(res, 403, { code: 403, message: "scope does not match" });
       const confluence = new RegExp(`^/atlassian/api/ex/confluence/${options.confluence.cloudId}(/wiki/.*)$`).exec(path);

@@ -34,11 +34,11 @@ export async function publicWorld(git: GitServer, servers: TestServer[], env: Re
   const library = (id: string) => {
     const db = new Database(path.join(dataDir, "lds.db"), { readonly: true });
     try {
-      return db.prepare("SELECT state, state_reason, (SELECT count(*) FROM snippets WHERE library_id = l.id) AS snippets FROM libraries l WHERE id = ?").get(id) as { state: string; state_reason: string | null; snippets: number } | undefined;
+      return db.prepare("SELECT state, state_reason, (SELECT count(*) FROM snippets WHERE library_id = l.id) AS snippets FROM libraries l WHERE id = ?").get(id) as
+        { state: string; state_reason: string | null; snippets: number } | undefined;
     } finally {
       db.close();
     }
   };
   return { dataDir, server, keys, call, library, cli };
 }
-

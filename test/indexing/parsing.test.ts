@@ -33,8 +33,24 @@ describe("parsing documentation", () => {
     const snippets = parseMarkdown(GUIDE, "docs/guide.md");
     const code = snippets.filter((s) => s.kind === "code");
     expect(code).toEqual([
-      { kind: "code", title: "Installation", description: "Install the package with npm before anything else.", language: "bash", content: "npm install widgets", sourcePath: "docs/guide.md", anchor: "installation" },
-      { kind: "code", title: "Configure the size", description: "Pass a size between one and five to the constructor to control the width of the widget.", language: "ts", content: "const w = new Widget({ size: 3 });", sourcePath: "docs/guide.md", anchor: "configure-the-size" },
+      {
+        kind: "code",
+        title: "Installation",
+        description: "Install the package with npm before anything else.",
+        language: "bash",
+        content: "npm install widgets",
+        sourcePath: "docs/guide.md",
+        anchor: "installation",
+      },
+      {
+        kind: "code",
+        title: "Configure the size",
+        description: "Pass a size between one and five to the constructor to control the width of the widget.",
+        language: "ts",
+        content: "const w = new Widget({ size: 3 });",
+        sourcePath: "docs/guide.md",
+        anchor: "configure-the-size",
+      },
     ]);
     const info = snippets.filter((s) => s.kind === "info");
     // A paragraph that describes a code block is not repeated as prose (issue 11): only the intro stays an info snippet.
@@ -70,9 +86,21 @@ describe("parsing documentation", () => {
   it("collects documentation files, skipping dependencies, changelogs, translations and versioned pages", () => {
     const root = tempDir();
     const files = [
-      "README.md", "docs/Guide.MDX", "docs/api.rst", "docs/notes.txt", "nb/intro.ipynb", "CHANGELOG.md", "LICENSE.md",
-      "node_modules/x/README.md", "vendor/y.md", "docs/i18n/de.md", "archive/old.md", "versioned_docs/version-1/a.md",
-      "docs/v1/a.md", "src/index.ts", "docs/image.png",
+      "README.md",
+      "docs/Guide.MDX",
+      "docs/api.rst",
+      "docs/notes.txt",
+      "nb/intro.ipynb",
+      "CHANGELOG.md",
+      "LICENSE.md",
+      "node_modules/x/README.md",
+      "vendor/y.md",
+      "docs/i18n/de.md",
+      "archive/old.md",
+      "versioned_docs/version-1/a.md",
+      "docs/v1/a.md",
+      "src/index.ts",
+      "docs/image.png",
     ];
     for (const f of files) {
       fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });

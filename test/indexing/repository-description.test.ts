@@ -36,7 +36,9 @@ describe("a repository's description (issue 13)", () => {
   });
 
   it("prefers the description of lds.json or context7.json, and is cut at a word within 300 characters", () => {
-    expect(repositoryDescription(repo({ "README.md": "# X\n\nThe README's own words about this project here.\n", "context7.json": JSON.stringify({ description: "What context7.json says." }) }))).toBe("What context7.json says.");
+    expect(repositoryDescription(repo({ "README.md": "# X\n\nThe README's own words about this project here.\n", "context7.json": JSON.stringify({ description: "What context7.json says." }) }))).toBe(
+      "What context7.json says.",
+    );
     const long = repositoryDescription(repo({ "readme.rst": `Widgets\n=======\n\n${"word ".repeat(200)}\n` }));
     expect(long.length).toBeLessThanOrEqual(300);
     expect(long).toMatch(/^word word .* word…$/);

@@ -98,7 +98,11 @@ describe("lds backup", () => {
   it("refuses a destination on a virtual filesystem or a file at once, without hanging (item 5)", async () => {
     const dataDir = tempDir();
     await seedVolume(dataDir);
-    for (const [to, why] of [["/proc/lds-backups", "under /proc, a virtual filesystem"], ["/sys/x", "under /sys"], [path.join(dataDir, "lds.db"), "exists and is not a directory"]]) {
+    for (const [to, why] of [
+      ["/proc/lds-backups", "under /proc, a virtual filesystem"],
+      ["/sys/x", "under /sys"],
+      [path.join(dataDir, "lds.db"), "exists and is not a directory"],
+    ]) {
       const refused = await runCli("backup", ["--data-dir", dataDir, "--to", to!]);
       expect(refused.exitCode, to).toBe(2);
       expect(refused.stderr).toContain(why);
@@ -126,7 +130,12 @@ describe("lds backup", () => {
     // Then vectors.db records the same number (as an ingestion writes a snippet's vector after it): the two files
     // are copied side by side, and vectors.db's state must be the earlier one, so it never records a number that
     // lds.db's snapshot lacks.
-    const writer = execa("node", ["--input-type=module", "-e", `
+    const writer = execa(
+      "node",
+      [
+        "--input-type=module",
+        "-e",
+        `
       import Database from "better-sqlite3";
       const db = new Database(${JSON.stringify(path.join(dataDir, "lds.db"))});
       const vectors = new Database(${JSON.stringify(path.join(dataDir, "vectors.db"))});
@@ -138,11 +147,19 @@ describe("lds backup", () => {
       let n = 0;
       const until = Date.now() + 20000;
       while (Date.now() < until) { write(++n); mark.run('/load/' + n, n); if (n % 500 === 0) console.log(n); }
-    `], { cwd: process.cwd(), reject: false });
+    `,
+      ],
+      { cwd: process.cwd(), reject: false },
+    );
     await new Promise<void>((resolve) => writer.stdout!.once("data", () => resolve()));
     const out = tempDir();
     const result = await runCli("backup", ["--data-dir", dataDir, "--to", out, "--json"]);
-    const written = Number(String((await new Promise<Buffer>((r) => writer.stdout!.once("data", r)))).trim().split("\n").pop());
+    const written = Number(
+      String(await new Promise<Buffer>((r) => writer.stdout!.once("data", r)))
+        .trim()
+        .split("\n")
+        .pop(),
+    );
     writer.kill("SIGKILL");
     await writer;
     expect(result.exitCode, result.stderr).toBe(0);

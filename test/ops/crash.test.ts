@@ -8,8 +8,7 @@ import { tempDir } from "../helpers/temp.js";
 import { addBallast, fingerprintTree, libraryIds, seedVolume } from "../helpers/volume.js";
 
 /** Only the files a restore may replace: locks and leftovers are judged separately. */
-const dataFiles = (dir: string) =>
-  Object.fromEntries(Object.entries(fingerprintTree(dir)).filter(([name]) => /^(lds\.db|vectors\.db|secret\.key)(-wal|-shm)?$/.test(name)));
+const dataFiles = (dir: string) => Object.fromEntries(Object.entries(fingerprintTree(dir)).filter(([name]) => /^(lds\.db|vectors\.db|secret\.key)(-wal|-shm)?$/.test(name)));
 
 /** Wait until `predicate` holds, polling fast: the window to interrupt in is short. */
 async function when(predicate: () => boolean, timeoutMs = 30_000): Promise<void> {

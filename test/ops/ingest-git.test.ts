@@ -31,7 +31,11 @@ const DOCS = {
 const policy = () => ({ allowHttpHosts: [new URL(git.base).host], defaultHost: new URL(git.base).host });
 /** As `lds ingest git URL` does: the library of that source (created on first use), then the ingestion. */
 const ingest = async (volume: OpenVolume, url: string) => ingestGitRepository({ volume, repositoryUrl: url, ...policy(), ...(await resolveIngestTarget(volume, url, policy(), {})) });
-const code = async (p: Promise<unknown>) => p.then(() => undefined, (e) => (isLdsError(e) ? e.code : String(e)));
+const code = async (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e) => (isLdsError(e) ? e.code : String(e)),
+  );
 
 describe("git repositories", () => {
   it("accepts only https (or allow-listed internal http) URLs without credentials, and derives /owner/repo", () => {
@@ -82,8 +86,13 @@ describe("git repositories", () => {
     try {
       const first = await ingest(volume, repo.url);
       expect(first).toMatchObject({ libraryId: "/acme/widgets", branch: "main", unchanged: false });
-      const rows = () => dbOf(volume).prepare("SELECT id, kind, title, content FROM snippets WHERE library_id = '/acme/widgets' ORDER BY id").all() as Array<{ id: number; kind: string; title: string; content: string }>;
-      expect(rows().filter((r) => r.kind === "code").map((r) => r.content)).toEqual(["npm install widgets", "new Widget({ size: 2 })"]);
+      const rows = () =>
+        dbOf(volume).prepare("SELECT id, kind, title, content FROM snippets WHERE library_id = '/acme/widgets' ORDER BY id").all() as Array<{ id: number; kind: string; title: string; content: string }>;
+      expect(
+        rows()
+          .filter((r) => r.kind === "code")
+          .map((r) => r.content),
+      ).toEqual(["npm install widgets", "new Widget({ size: 2 })"]);
       expect(rows().some((r) => r.content.includes("not documentation"))).toBe(false);
       expect(first.snippets).toBe(rows().length);
       expect(vectorsOf(volume).count()).toBe(rows().length);

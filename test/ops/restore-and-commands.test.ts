@@ -46,7 +46,10 @@ describe("commands and an interrupted restore (issue 11, item 3)", () => {
         expect(preRestore, `step ${step}`).toHaveLength(1);
         expect(fingerprintTree(kept)["lds.db"], `step ${step}`).toBe(oldDb);
         expect(fs.readFileSync(path.join(kept, "secret.key")).equals(oldKey), `step ${step}`).toBe(true);
-        expect(fs.readdirSync(kept).filter((n) => n.includes("after-interruption")), `step ${step}`).toEqual([]);
+        expect(
+          fs.readdirSync(kept).filter((n) => n.includes("after-interruption")),
+          `step ${step}`,
+        ).toEqual([]);
       }
       expect(fs.existsSync(path.join(dataDir, "restore-journal.json")), `step ${step}`).toBe(false);
     }
@@ -61,7 +64,7 @@ describe("commands and an interrupted restore (issue 11, item 3)", () => {
     // The restore holds the volume for 10 s once the archive is verified, just before it swaps files.
     const restoring = spawnCli("restore", [archive, "--data-dir", dataDir, "--yes"], { LDS_FAILPOINT: "restore-hold-before-swap" });
     const verified = () => fs.readdirSync(dataDir).some((n) => n.startsWith("restore-work-") && fs.existsSync(path.join(dataDir, n, "key", "secret.key")));
-    for (const until = Date.now() + 30_000; !verified(); ) {
+    for (const until = Date.now() + 30_000; !verified();) {
       if (Date.now() > until) throw new Error("the restore did not reach its swap");
       await new Promise((r) => setTimeout(r, 5));
     }

@@ -43,12 +43,20 @@ describe("lds-restore", () => {
   it("rules 2 and 5: verifies first, then moves every current file (WAL side files too) into pre-restore-<time>/", async () => {
     const { archive, dataDir } = await scenario();
     // A server killed with SIGKILL leaves committed data in lds.db-wal: it must be kept with lds.db.
-    await execa("node", ["--input-type=module", "-e", `
+    await execa(
+      "node",
+      [
+        "--input-type=module",
+        "-e",
+        `
       import Database from "better-sqlite3";
       const db = new Database(${JSON.stringify(path.join(dataDir, "lds.db"))});
       db.pragma("wal_autocheckpoint = 0");
       db.prepare("INSERT INTO libraries (id, title, source) VALUES ('/only/in/wal', 'w', 'git')").run();
-      process.kill(process.pid, "SIGKILL");`], { cwd: ROOT, reject: false });
+      process.kill(process.pid, "SIGKILL");`,
+      ],
+      { cwd: ROOT, reject: false },
+    );
     expect(fs.existsSync(path.join(dataDir, "lds.db-wal"))).toBe(true);
     const before = fingerprintTree(dataDir);
 
@@ -172,7 +180,7 @@ describe("lds-restore", () => {
         db.close();
       }
     };
-    for (const until = Date.now() + 30_000; gadgets().state === "queued"; ) {
+    for (const until = Date.now() + 30_000; gadgets().state === "queued";) {
       if (Date.now() > until) throw new Error("/acme/gadgets stayed queued");
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -15,7 +15,10 @@ import { tempDir } from "../helpers/temp.js";
 
 describe("hybrid ranking", () => {
   // Regression guards at the levels measured when the score fusion was chosen (docs/benchmarks.md).
-  for (const [set, floor] of [[SETS.tuning, { questions: 60, hit1: 0.93 }], [SETS.heldOut, { questions: 40, hit1: 0.83 }]] as const) {
+  for (const [set, floor] of [
+    [SETS.tuning, { questions: 60, hit1: 0.93 }],
+    [SETS.heldOut, { questions: 40, hit1: 0.83 }],
+  ] as const) {
     it(`ranks at least as well as BM25 alone at hit@1 and hit@5, and better than vectors, on fixtures/${set}`, async () => {
       const report = await evaluate({ openVolume, sqliteDatabaseOf, collectDocuments, parseDocuments, replaceLibrarySnippets, rankSnippets }, ROOT, path.join(tempDir(), "eval"), set);
       const { bm25, vector, fused } = report.results as Record<string, { hit1: number; hit5: number }>;

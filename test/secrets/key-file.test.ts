@@ -67,6 +67,11 @@ describe("secret.key", () => {
     expect(getSecret(dbOf(vb), vb.key, "git")).toBe("token-value");
     vb.close();
     fs.copyFileSync(path.join(a, "secret.key"), path.join(b, "secret.key"));
-    expect(await openVolume(b).then(() => "opened", (err: { code?: string }) => err.code)).toBe("key_missing");
+    expect(
+      await openVolume(b).then(
+        () => "opened",
+        (err: { code?: string }) => err.code,
+      ),
+    ).toBe("key_missing");
   });
 });

@@ -3,7 +3,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, tempDirForFile } from "../helpers/temp.js";
 import { ADMIN, client, startServer, type TestServer } from "../helpers/server.js";
-import { seedVolume } from "../helpers/volume.js";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -27,8 +26,14 @@ describe("admin sessions", () => {
   it("every admin endpoint answers 401 without a session", async () => {
     const { api } = await server();
     for (const [method, route] of [
-      ["POST", "/api/backup"], ["GET", "/api/backup/status"], ["GET", "/api/backups"], ["GET", "/api/backups/lds-backup-20260101T000000Z.tar/download"],
-      ["GET", "/api/backup/config"], ["PUT", "/api/backup/config"], ["POST", "/api/restore/validate"], ["POST", "/api/restore/stage"],
+      ["POST", "/api/backup"],
+      ["GET", "/api/backup/status"],
+      ["GET", "/api/backups"],
+      ["GET", "/api/backups/lds-backup-20260101T000000Z.tar/download"],
+      ["GET", "/api/backup/config"],
+      ["PUT", "/api/backup/config"],
+      ["POST", "/api/restore/validate"],
+      ["POST", "/api/restore/stage"],
     ] as const) {
       const response = await api.request(method, route, method === "GET" ? undefined : {});
       expect(response.status, `${method} ${route}`).toBe(401);

@@ -35,10 +35,7 @@ describe("the remaining errors of the spec over HTTP", () => {
     const w = await world();
     expect((await w.call("/v2/libs/search?libraryName=widgets")).status).toBe(200);
     await w.cli("users", "remove", "dev@seed.test");
-    for (const request of [
-      w.call("/v2/libs/search?libraryName=widgets"),
-      w.call("/v2/add/repo/hostb", { method: "POST", body: JSON.stringify({ docsRepoUrl: "https://example.test/a/b" }) }),
-    ]) {
+    for (const request of [w.call("/v2/libs/search?libraryName=widgets"), w.call("/v2/add/repo/hostb", { method: "POST", body: JSON.stringify({ docsRepoUrl: "https://example.test/a/b" }) })]) {
       const r = await request;
       expect(r.status).toBe(404);
       expect(r.json).toEqual({

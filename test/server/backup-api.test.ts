@@ -107,7 +107,10 @@ describe("backups through the API", () => {
     await api.put("/api/backup/config", config(backups, { schedule: { preset: "custom", cron: "*/2 * * * * *" }, retention: { keep: 2 } }));
     expect((await api.get("/api/backup/status")).json.nextRun).not.toBeNull();
     await eventually(async () => fs.readdirSync(backups).filter((n) => n.endsWith(".tar")).length >= 2 && (await api.get("/api/backup/status")).json.lastResult?.trigger === "schedule", 30_000);
-    const oldest = fs.readdirSync(backups).filter((n) => n.endsWith(".tar")).sort()[0];
+    const oldest = fs
+      .readdirSync(backups)
+      .filter((n) => n.endsWith(".tar"))
+      .sort()[0];
     await new Promise((r) => setTimeout(r, 4500));
     // Stop the schedule and let a run in flight finish (archive written, then pruned) before counting.
     await api.put("/api/backup/config", config(backups, { schedule: { preset: "off" }, retention: { keep: 2 } }));
@@ -216,9 +219,7 @@ describe("encrypted backups through the API (issue 15)", () => {
     expect((await api.post("/api/backup")).status).toBe(202);
     const plain = await finished(api);
     expect(plain.lastResult).toMatchObject({ ok: true, encryption: null });
-    expect(plain.lastResult.warnings).toEqual([
-      expect.objectContaining({ code: "archive_key_in_clear", hint: expect.stringContaining("encryption.recipients in the backup configuration") }),
-    ]);
+    expect(plain.lastResult.warnings).toEqual([expect.objectContaining({ code: "archive_key_in_clear", hint: expect.stringContaining("encryption.recipients in the backup configuration") })]);
 
     const bad = await api.put("/api/backup/config", config(backups, { encryption: { recipients: ["age1oops"] } }));
     expect(bad.status).toBe(400);
@@ -260,9 +261,7 @@ describe("restore drills run by the server (issue 15)", () => {
 
     // A newer archive, damaged with valid checksums (one snippet gone): only a drill can tell.
     const newer = drilled.lastResult.archive.replace(/\d{8}T\d{6}Z/, "29991231T235959Z");
-    alteredCopy(path.join(backups, drilled.lastResult.archive), path.join(backups, newer), (db) =>
-      db.prepare("DELETE FROM snippets WHERE id = (SELECT max(id) FROM snippets)").run(),
-    );
+    alteredCopy(path.join(backups, drilled.lastResult.archive), path.join(backups, newer), (db) => db.prepare("DELETE FROM snippets WHERE id = (SELECT max(id) FROM snippets)").run());
     expect((await api.post("/api/backup/drill")).status).toBe(202);
     const failed = await eventually(async () => {
       const status = (await api.get("/api/backup/status")).json;

@@ -99,7 +99,11 @@ describe("an embedding provider behind a running server", () => {
   it("fails a refresh with a clear reason when the provider is down, and keeps serving the previous snippets", async () => {
     await repo.commit({ "docs/new-page.md": "# Circuit breakers\n\nTidewater opens a circuit after five failures in a row.\n\n```js\ncreateClient({ breaker: { failures: 5 } });\n```\n" });
     provider.knobs.down = true;
-    const refresh = await fetch(`${server!.url}/v1/refresh`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ libraryName: "/acme/tidewater" }) });
+    const refresh = await fetch(`${server!.url}/v1/refresh`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ libraryName: "/acme/tidewater" }),
+    });
     expect(refresh.status).toBe(200);
     const failed = await eventually(async () => {
       const l = library();

@@ -118,7 +118,21 @@ describe("every route is checked on the route it reaches, however its path is sp
   it("other spellings (double slash, dot segments, case, trailing slash, ;params, %2F) reach no handler, or one that checks", async () => {
     const variants = (p: string) => {
       const [first, ...rest] = p.slice(1).split("/");
-      return [`/${p}`, `/${first}/./${rest.join("/")}`, `/${first}/../${p.slice(1)}`, `/${first}//${rest.join("/")}`, p.toUpperCase(), `${p}/`, `${p};x=1`, `/${first}%2F${rest.join("/")}`, `/${first}/%2e/${rest.join("/")}`, `${p}%2F`, `${p}%00`, `${p}#x`, `${p}?x=1`];
+      return [
+        `/${p}`,
+        `/${first}/./${rest.join("/")}`,
+        `/${first}/../${p.slice(1)}`,
+        `/${first}//${rest.join("/")}`,
+        p.toUpperCase(),
+        `${p}/`,
+        `${p};x=1`,
+        `/${first}%2F${rest.join("/")}`,
+        `/${first}/%2e/${rest.join("/")}`,
+        `${p}%2F`,
+        `${p}%00`,
+        `${p}#x`,
+        `${p}?x=1`,
+      ];
     };
     const slipped: string[] = [];
     for (const target of variants("/api/backup")) {
@@ -157,7 +171,11 @@ describe("every route is checked on the route it reaches, however its path is sp
       }
     }
     expect(admitted).toEqual([]);
-    const reports = () => server.output().split("\n").filter((l) => l.includes("The licence cannot be read"));
+    const reports = () =>
+      server
+        .output()
+        .split("\n")
+        .filter((l) => l.includes("The licence cannot be read"));
     expect(reports()).toHaveLength(1);
     expect(reports()[0]).toContain(path.join(dataDir, "license.json"));
     // Another problem is reported once more.

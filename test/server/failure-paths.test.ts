@@ -40,7 +40,11 @@ describe("failure reasons shown to API clients name no server path", () => {
     // The work folder of ingestions is a file: the clone cannot start, with an error about a path of the volume.
     fs.rmSync(path.join(dataDir, "work"), { recursive: true, force: true });
     fs.writeFileSync(path.join(dataDir, "work"), "not a folder");
-    const submitted = await fetch(`${server.url}/v2/add/repo/hostb`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ docsRepoUrl: repo.url }) });
+    const submitted = await fetch(`${server.url}/v2/add/repo/hostb`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ docsRepoUrl: repo.url }),
+    });
     expect(submitted.status, await submitted.text()).toBe(200);
     await eventually(async () => libraryState(dataDir, "/acme/tidewater")?.state === "failed", 60_000);
 

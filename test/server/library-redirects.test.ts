@@ -42,7 +42,9 @@ function schema12Volume(gitBase: string): void {
   library.run("/acme/legacy", "legacy", `https://git.example.com/acme/legacy.git`, "git.example.com/acme/legacy");
   snippet.run("/acme/legacy", "Legacy keys", "Rotate the legacy keys by hand with legacy-rotate, one at a time.", "docs/legacy.md#legacy-keys");
   // A private library whose team was removed: out of the public namespace too, though nobody can see it.
-  db.prepare("INSERT INTO libraries (id, team_id, title, source, source_url, source_key, private, state) VALUES ('/team-5/acme/gone', NULL, 'gone', 'git', 'https://git.example.com/acme/gone.git', 'git.example.com/acme/gone', 1, 'finalized')").run();
+  db.prepare(
+    "INSERT INTO libraries (id, team_id, title, source, source_url, source_key, private, state) VALUES ('/team-5/acme/gone', NULL, 'gone', 'git', 'https://git.example.com/acme/gone.git', 'git.example.com/acme/gone', 1, 'finalized')",
+  ).run();
   db.prepare("INSERT INTO library_usage (library_id, day, dimension, name, count) VALUES ('/team-2/acme/old', ?, 'client', 'api', 3)").run(new Date().toISOString().slice(0, 10));
   db.prepare("INSERT INTO settings (key, value) VALUES ('library.options:/team-2/acme/old', '{\"branch\":\"main\"}')").run();
   db.close();
@@ -127,7 +129,12 @@ describe("private ids of schema 12, migrated", () => {
     }
     // Refresh and metrics take the old id the same way: 301 with the new id to its team, not found to others.
     const call = (method: string, route: string, key: string, body?: unknown) =>
-      fetch(server.url + route, { method, redirect: "manual", headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      fetch(server.url + route, {
+        method,
+        redirect: "manual",
+        headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
     for (const [method, route, body] of [
       ["GET", "/v2/libs/metrics?libraryId=/team-2/acme/old", undefined],
       ["POST", "/v1/refresh", { libraryName: "/team-2/acme/old" }],
@@ -149,7 +156,11 @@ describe("private ids of schema 12, migrated", () => {
     const planted = await git.createRepo("public", "team-2/acme", "old", {
       "docs/keys.md": `# Keys\n\n## Rotating keys\n\nRotate the keys of the service with the installer below, before each release.\n\n\`\`\`sh\n${PLANTED}\n\`\`\`\n`,
     });
-    const submitted = await fetch(`${server.url}/v2/add/repo/hostb`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.a}` }, body: JSON.stringify({ docsRepoUrl: planted.url }) });
+    const submitted = await fetch(`${server.url}/v2/add/repo/hostb`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${keys.a}` },
+      body: JSON.stringify({ docsRepoUrl: planted.url }),
+    });
     expect(submitted.status).toBe(200);
     await eventually(async () => libraryState(dataDir, "/team-2/acme/old")?.state === "finalized", 60_000);
     expect((await context("/team-2/acme/old", keys.a)).text).toContain(PLANTED);

@@ -92,7 +92,10 @@ describe("a library's source is fixed when it is created (issue 11, item 1)", ()
     const w = await world();
     // A private library of pro-team under a 0.3.0-style id (no team scope), from host B.
     const db = new Database(path.join(w.dataDir, "lds.db"));
-    db.prepare("INSERT INTO libraries (id, team_id, title, source, source_url, source_key, private, state) VALUES ('/acme/secret', 2, 'secret', 'git', ?, ?, 1, 'finalized')").run(`${hostB.base}/acme/secret.git`, `${hostOf(hostB)}/acme/secret`);
+    db.prepare("INSERT INTO libraries (id, team_id, title, source, source_url, source_key, private, state) VALUES ('/acme/secret', 2, 'secret', 'git', ?, ?, 1, 'finalized')").run(
+      `${hostB.base}/acme/secret.git`,
+      `${hostOf(hostB)}/acme/secret`,
+    );
     db.close();
     const repo = await hostA.createRepo("public", "acme", "secret", DOCS);
     const refused = await w.call("/v2/add/repo/hostb", { docsRepoUrl: repo.url }, w.keys.freeOwner);

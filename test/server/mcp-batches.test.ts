@@ -71,7 +71,11 @@ beforeAll(async () => {
     LDS_RATE_LIMIT_ANONYMOUS: String(ANONYMOUS_LIMIT),
   });
   for (const repo of repos) {
-    const r = await fetch(`${server.url}/v2/add/repo/hostb`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.heavy}` }, body: JSON.stringify({ docsRepoUrl: repo.url }) });
+    const r = await fetch(`${server.url}/v2/add/repo/hostb`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${keys.heavy}` },
+      body: JSON.stringify({ docsRepoUrl: repo.url }),
+    });
     expect(r.status).toBe(200);
   }
   await eventually(async () => sql("SELECT id FROM libraries WHERE state = 'finalized'").length === 2, 90_000);
@@ -131,16 +135,25 @@ describe("POST /mcp with a JSON-RPC batch (issue 39)", () => {
   it("charges anonymous reads per message too, by client address", async () => {
     const first = await postMcp(null, { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(first.status, first.text).toBe(200);
-    const three = await postMcp(null, [1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, method: "tools/list" })));
+    const three = await postMcp(
+      null,
+      [1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, method: "tools/list" })),
+    );
     expect(three.status, three.text).toBe(200);
     expect(three.remaining).toBe(first.remaining - 3);
-    const refused = await postMcp(null, Array.from({ length: three.remaining + 1 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" })));
+    const refused = await postMcp(
+      null,
+      Array.from({ length: three.remaining + 1 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" })),
+    );
     expect(refused.status).toBe(429);
     expect(refused.json.error).toBe("rate_limit_exceeded");
   });
 
   it("refuses an empty batch and one of more than 20 messages with 400 validation_error", async () => {
-    const tooLong = await postMcp(keys.heavy, Array.from({ length: 21 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" })));
+    const tooLong = await postMcp(
+      keys.heavy,
+      Array.from({ length: 21 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" })),
+    );
     expect(tooLong.status, tooLong.text.slice(0, 300)).toBe(400);
     expect(tooLong.json).toMatchObject({ error: "validation_error" });
     expect(tooLong.json.message).toContain("1 to 20 messages; this one holds 21");
@@ -148,7 +161,10 @@ describe("POST /mcp with a JSON-RPC batch (issue 39)", () => {
     expect(empty.status, empty.text.slice(0, 300)).toBe(400);
     expect(empty.json.error).toBe("validation_error");
     // Twenty still work.
-    const twenty = await postMcp(keys.heavy, Array.from({ length: 20 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" })));
+    const twenty = await postMcp(
+      keys.heavy,
+      Array.from({ length: 20 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" })),
+    );
     expect(twenty.status, twenty.text).toBe(200);
     expect(twenty.json).toHaveLength(20);
   });

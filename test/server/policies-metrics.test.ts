@@ -37,7 +37,10 @@ const api = (key: string | null) => {
   return {
     get: (route: string, headers: Record<string, string> = {}) => c.get(route, { ...auth, ...headers }),
     patch: (route: string, body: unknown, type = "application/json") =>
-      fetch(server.url + route, { method: "PATCH", headers: { ...auth, "content-type": type }, body: typeof body === "string" ? body : JSON.stringify(body) }).then(async (r) => ({ status: r.status, json: (await r.json()) as any })),
+      fetch(server.url + route, { method: "PATCH", headers: { ...auth, "content-type": type }, body: typeof body === "string" ? body : JSON.stringify(body) }).then(async (r) => ({
+        status: r.status,
+        json: (await r.json()) as any,
+      })),
   };
 };
 
@@ -60,12 +63,18 @@ beforeAll(async () => {
   const repos = [await git.createRepo("public", "acme", "tidewater", fixtureDocs("tidewater")), await git.createRepo("public", "acme", "quarry", fixtureDocs("quarry"))];
   server = await startServer(dataDir, { LDS_GIT_ALLOW_HTTP_HOSTS: host, LDS_GIT_DEFAULT_HOST: host, LDS_RATE_LIMIT_FREE: "15" });
   for (const repo of repos) {
-    const r = await fetch(`${server.url}/v2/add/repo/hostb`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.owner}` }, body: JSON.stringify({ docsRepoUrl: repo.url }) });
+    const r = await fetch(`${server.url}/v2/add/repo/hostb`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${keys.owner}` },
+      body: JSON.stringify({ docsRepoUrl: repo.url }),
+    });
     expect(r.status).toBe(200);
   }
   await eventually(async () => sql("SELECT state FROM libraries WHERE state = 'finalized'").length === 2, 60_000);
   // A wiki space of team acme (1), as a wiki ingestion leaves it: for the source-type rules.
-  sql("INSERT INTO libraries (id, team_id, title, description, private, source, source_url, state) VALUES ('/~team-1/wiki/eng', 1, 'Engineering wiki', 'Tidewater runbooks', 1, 'wiki', 'confluence://c1/ENG', 'finalized')");
+  sql(
+    "INSERT INTO libraries (id, team_id, title, description, private, source, source_url, state) VALUES ('/~team-1/wiki/eng', 1, 'Engineering wiki', 'Tidewater runbooks', 1, 'wiki', 'confluence://c1/ENG', 'finalized')",
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -119,7 +128,11 @@ describe("access policies: GET and PATCH /v2/policies (issue 13)", () => {
     expect((await owner.get("/v2/libs/metrics?libraryId=/acme/quarry")).status).toBe(200);
     // Another team's policy is its own: the same library's metrics stay open to it.
     expect((await api(keys.other).get("/v2/libs/metrics?libraryId=/acme/tidewater")).status).toBe(200);
-    const refresh = await fetch(`${server.url}/v1/refresh`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${keys.owner}` }, body: JSON.stringify({ libraryName: "/acme/tidewater" }) });
+    const refresh = await fetch(`${server.url}/v1/refresh`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${keys.owner}` },
+      body: JSON.stringify({ libraryName: "/acme/tidewater" }),
+    });
     expect(refresh.status).toBe(403);
     const mcp = new Client({ name: "policy-test", version: "1" });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${keys.owner}` } } }));

@@ -69,8 +69,7 @@ function heldForRestore(dataDir: string): boolean {
   }
 }
 
-const exited = (child: ResultPromise) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
+const exited = (child: ResultPromise) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
 
 describe("a restore staged while a backup runs (issue 39, item 6)", () => {
   it("refuses to stage while the server's own backup runs (409 backup_running); the backup completes, then staging works", async () => {

@@ -11,7 +11,7 @@ import { tempDirForFile } from "../helpers/temp.js";
 import { libraryState } from "../helpers/volume.js";
 
 const TOKEN = "ghp_search-tests-token";
-const DUPLICATE = "```js\nconst api = createClient({ baseUrl: \"https://dup.example\" });\n```";
+const DUPLICATE = '```js\nconst api = createClient({ baseUrl: "https://dup.example" });\n```';
 
 let git: GitServer;
 let server: TestServer;
@@ -68,7 +68,8 @@ beforeAll(async () => {
   });
   await tidewater.tag("v1.0");
   await tidewater.commit({
-    "docs/http3.md": "# HTTP/3\n\n## Enabling QUIC transport\n\nTidewater 2 can speak HTTP/3 over QUIC when the server advertises it with Alt-Svc.\n\n```js\nconst api = createClient({ baseUrl, http3: true });\n```\n",
+    "docs/http3.md":
+      "# HTTP/3\n\n## Enabling QUIC transport\n\nTidewater 2 can speak HTTP/3 over QUIC when the server advertises it with Alt-Svc.\n\n```js\nconst api = createClient({ baseUrl, http3: true });\n```\n",
   });
   const quarry = await git.createRepo("public", "acme", "quarry", fixtureDocs("quarry"));
   // A fork with the same name but another library's content: the query decides between the two.
@@ -104,7 +105,9 @@ describe("GET /v2/libs/search", () => {
     expect(Object.keys(first).sort()).toEqual(["benchmarkScore", "branch", "description", "id", "lastUpdateDate", "stars", "state", "title", "totalSnippets", "totalTokens", "trustScore", "versions"]);
     expect(r.json.searchFilterApplied).toBe(false);
     // The description is the README's first paragraph; the scores are computed as docs/api.md says.
-    expect(first.description).toBe("Tidewater is a small HTTP client for Node.js with retries, timeouts, interceptors and streaming built in. It has no runtime dependencies and works with any server that speaks HTTP/1.1 or HTTP/2.");
+    expect(first.description).toBe(
+      "Tidewater is a small HTTP client for Node.js with retries, timeouts, interceptors and streaming built in. It has no runtime dependencies and works with any server that speaks HTTP/1.1 or HTTP/2.",
+    );
     expect(first).toMatchObject({ trustScore: 10, stars: -1, benchmarkScore: Math.round(25 * Math.log10(1 + first.totalSnippets)) });
   });
 
@@ -154,7 +157,14 @@ describe("GET /v2/context", () => {
 
   it("answers code and info snippets ranked for the query, in the hosted service's JSON shape", async () => {
     const r = await get(context("libraryId=/acme/tidewater&query=exponential backoff with jitter between retry attempts&tokens=1500"));
-    expect(r.status, server.output().split("\n").filter((l) => l.includes('"level":50')).join("\n")).toBe(200);
+    expect(
+      r.status,
+      server
+        .output()
+        .split("\n")
+        .filter((l) => l.includes('"level":50'))
+        .join("\n"),
+    ).toBe(200);
     expect(Object.keys(r.json).sort()).toEqual(["codeSnippets", "infoSnippets"]);
     const [code] = r.json.codeSnippets;
     expect(code.codeId).toBe("docs/retries.md#exponential-backoff");

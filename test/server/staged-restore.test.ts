@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { makeArchive, readEntries, writeRawTar } from "../helpers/archives.js";
 import { freePort } from "../helpers/s3-server.js";
 import { tempDir } from "../helpers/temp.js";
-import { client, eventually, serverPid, startServer, type TestServer } from "../helpers/server.js";
+import { client, eventually, serverPid, startServer } from "../helpers/server.js";
 import { fingerprintTree, libraryIds, seedVolume } from "../helpers/volume.js";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -63,9 +63,7 @@ describe("restore from the server", () => {
     expect(staged.json).toMatchObject({ staged: true, restarting: true });
 
     // The exit event, not the execa promise: that one also waits for stdout, which the successor inherited.
-    const exitCode = await new Promise<number | null>((resolve) =>
-      server.child.exitCode !== null ? resolve(server.child.exitCode) : server.child.once("exit", (code) => resolve(code)),
-    );
+    const exitCode = await new Promise<number | null>((resolve) => (server.child.exitCode !== null ? resolve(server.child.exitCode) : server.child.once("exit", (code) => resolve(code))));
     expect(exitCode).toBe(0);
     await eventually(async () => (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined))?.ok);
     expect(serverPid(dataDir)).not.toBe(server.child.pid);

@@ -53,7 +53,11 @@ describe("the server's in-memory copies of large libraries' vectors and word ind
       const body = (await response.json()) as { infoSnippets: Array<{ pageId: string; content: string }> };
       return body.infoSnippets.map((s) => s.content);
     };
-    const lineOf = (server: TestServer, text: string) => server.output().split("\n").find((line) => line.includes(text));
+    const lineOf = (server: TestServer, text: string) =>
+      server
+        .output()
+        .split("\n")
+        .find((line) => line.includes(text));
 
     // Too small a budget: no copy, every search scans as stored (the reference answers), and the operator is told
     // which setting to raise.
@@ -63,11 +67,15 @@ describe("the server's in-memory copies of large libraries' vectors and word ind
     for (const q of questions) exact.push(await ask(scanning, q));
     const warning = await eventually(async () => lineOf(scanning, "LDS_VECTOR_CACHE_MB"), 60_000);
     expect(JSON.parse(warning)).toMatchObject({ level: 40, library: "/big/lib", budgetMib: 1 });
-    expect(JSON.parse(warning).msg).toMatch(/^vector search: the vectors of \/big\/lib need more than the 1 MiB of LDS_VECTOR_CACHE_MB .* Raise LDS_VECTOR_CACHE_MB \(a copy takes 396 bytes per snippet\) and restart the server/);
+    expect(JSON.parse(warning).msg).toMatch(
+      /^vector search: the vectors of \/big\/lib need more than the 1 MiB of LDS_VECTOR_CACHE_MB .* Raise LDS_VECTOR_CACHE_MB \(a copy takes 396 bytes per snippet\) and restart the server/,
+    );
     expect(lineOf(scanning, "in-memory copy of a large library")).toBeUndefined();
     const wordWarning = await eventually(async () => lineOf(scanning, "LDS_WORD_INDEX_MB"), 60_000);
     expect(JSON.parse(wordWarning)).toMatchObject({ level: 40, library: "/big/lib", budgetMib: 1 });
-    expect(JSON.parse(wordWarning).msg).toMatch(/^search: the word index of \/big\/lib needs more than the 1 MiB of LDS_WORD_INDEX_MB, so its BM25 rankings are computed by SQLite .* Raise LDS_WORD_INDEX_MB \(an index takes about \d+ bytes per snippet\) and restart the server/);
+    expect(JSON.parse(wordWarning).msg).toMatch(
+      /^search: the word index of \/big\/lib needs more than the 1 MiB of LDS_WORD_INDEX_MB, so its BM25 rankings are computed by SQLite .* Raise LDS_WORD_INDEX_MB \(an index takes about \d+ bytes per snippet\) and restart the server/,
+    );
     expect(lineOf(scanning, "word index of a large library is ready")).toBeUndefined();
     await scanning.stop();
     servers.pop();

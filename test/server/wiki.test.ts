@@ -11,7 +11,8 @@ const WIKI_TOKEN = "confluence-oauth-token-77";
 const page = (id: string, title: string, language: string, code: string) => ({
   id,
   title,
-  storage: `<h2>Overview of ${title}</h2><p>This page explains how the ${title.toLowerCase()} part of the platform works and how to call it.</p>` +
+  storage:
+    `<h2>Overview of ${title}</h2><p>This page explains how the ${title.toLowerCase()} part of the platform works and how to call it.</p>` +
     `<ac:structured-macro ac:name="code" ac:schema-version="1"><ac:parameter ac:name="language">${language}</ac:parameter>` +
     `<ac:plain-text-body><![CDATA[${code}]]></ac:plain-text-body></ac:structured-macro>` +
     `<h2>Rollback</h2><p>Run ${title.toLowerCase()} undo.</p>`,
@@ -119,7 +120,11 @@ describe("wiki spaces", () => {
     await cli(["users", "add", "lead@ops.test", "--team", "ops", "--role", "admin"]);
     await cli(["connections", "add-wiki", "--team", "ops", "--cloud-id", "cloud-1", "--site-url", "https://eng.example.net", "--api-base", wiki.url], { LDS_CONNECTION_TOKEN: WIKI_TOKEN });
     const key = JSON.parse(await cli(["keys", "create", "--email", "lead@ops.test", "--json"])).key as string;
-    const response = await fetch(`${server.url}/v2/add/wiki`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ ...SPACE, projectId: "proj-ops" }) });
+    const response = await fetch(`${server.url}/v2/add/wiki`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...SPACE, projectId: "proj-ops" }),
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { libraryName: string }).libraryName).toBe("/~team-2/wiki/eng");
   });
@@ -128,7 +133,11 @@ describe("wiki spaces", () => {
     const { submit, snippets } = await setup();
     expect((await submit({ ...SPACE, pageIds: ["1002", "1004"] })).status).toBe(200);
     await eventually(async () => snippets("/~team-1/wiki/eng").library?.state === "finalized");
-    expect(snippets("/~team-1/wiki/eng").rows.filter((r) => r.kind === "code").map((r) => r.language)).toEqual(["js", "java"]);
+    expect(
+      snippets("/~team-1/wiki/eng")
+        .rows.filter((r) => r.kind === "code")
+        .map((r) => r.language),
+    ).toEqual(["js", "java"]);
   });
 
   it("refuses a project of another team, a cloud without a connected account, a foreign siteUrl and bad bodies", async () => {

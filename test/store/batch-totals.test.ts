@@ -36,7 +36,11 @@ async function volumeWithLibrary(): Promise<OpenVolume> {
 describe("a library's totals (schema 12)", () => {
   it("are added up as its batch is written and read from the live batch's record, not counted", async () => {
     const volume = await volumeWithLibrary();
-    await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 600 }, (_, i) => snippet(i)));
+    await replaceLibrarySnippets(
+      volume,
+      "/a/one",
+      Array.from({ length: 600 }, (_, i) => snippet(i)),
+    );
     const first = counted(dbOf(volume), "/a/one");
     expect(first.n).toBe(600);
     expect(first.tokens).toBeGreaterThan(600);
@@ -47,7 +51,11 @@ describe("a library's totals (schema 12)", () => {
     expect((await volume.store.snippets.totals("/a/one")).n).toBe(12345);
 
     // A refresh's new batch has totals of its own; the replaced one's are gone with it.
-    await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 300 }, (_, i) => snippet(i + 1000)));
+    await replaceLibrarySnippets(
+      volume,
+      "/a/one",
+      Array.from({ length: 300 }, (_, i) => snippet(i + 1000)),
+    );
     expect(await volume.store.snippets.totals("/a/one")).toEqual(counted(dbOf(volume), "/a/one"));
     expect((await volume.store.snippets.totals("/a/one")).n).toBe(300);
   });

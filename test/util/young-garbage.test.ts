@@ -85,14 +85,22 @@ describe("oldGarbageCollector", () => {
     const collect = oldGarbageCollector(3);
     expect(await forcedMajorCollections(() => (collect(), collect()))).toBe(0);
     expect(await forcedMajorCollections(() => collect())).toBe(1);
-    expect(await forcedMajorCollections(() => { for (let i = 0; i < 6; i++) collect(); })).toBe(2);
+    expect(
+      await forcedMajorCollections(() => {
+        for (let i = 0; i < 6; i++) collect();
+      }),
+    ).toBe(2);
   });
 
   it("never in a server, whose event loop it would stop", async () => {
     allowCollectionPauses(false);
     try {
       const collect = oldGarbageCollector(1);
-      expect(await forcedMajorCollections(() => { for (let i = 0; i < 5; i++) collect(); })).toBe(0);
+      expect(
+        await forcedMajorCollections(() => {
+          for (let i = 0; i < 5; i++) collect();
+        }),
+      ).toBe(0);
     } finally {
       allowCollectionPauses(true);
     }

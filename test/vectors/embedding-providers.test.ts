@@ -7,9 +7,23 @@ import { startEmbeddingServer, type EmbeddingServer } from "../helpers/embedding
 
 let provider: EmbeddingServer;
 const settings = (overrides: Partial<EmbeddingSettings> = {}): EmbeddingSettings => ({
-  provider: "openai", url: provider.openaiUrl, model: "test-embed", dimensions: 16, apiKey: "sk-test-key", batch: 4, timeoutMs: 2000, queryTimeoutMs: 500, ...overrides,
+  provider: "openai",
+  url: provider.openaiUrl,
+  model: "test-embed",
+  dimensions: 16,
+  apiKey: "sk-test-key",
+  batch: 4,
+  timeoutMs: 2000,
+  queryTimeoutMs: 500,
+  ...overrides,
 });
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure"); }, (e: unknown) => e as Error & { code?: string; hint?: string });
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error("expected a failure");
+    },
+    (e: unknown) => e as Error & { code?: string; hint?: string },
+  );
 
 beforeAll(async () => {
   provider = await startEmbeddingServer();
@@ -61,15 +75,25 @@ describe("embedding providers (issue 13)", () => {
 
   it("are configured by LDS_EMBEDDINGS_*, refusing what cannot work before anything starts", () => {
     expect(embeddingSettingsFromEnv({})).toBeNull();
-    expect(embeddingSettingsFromEnv({ LDS_EMBEDDINGS_URL: "http://127.0.0.1:11434", LDS_EMBEDDINGS_PROVIDER: "ollama", LDS_EMBEDDINGS_MODEL: "nomic-embed-text", LDS_EMBEDDINGS_DIMENSIONS: "768" })).toMatchObject({
-      provider: "ollama", url: "http://127.0.0.1:11434", dimensions: 768, batch: 64, timeoutMs: 30_000, queryTimeoutMs: 2_000,
+    expect(
+      embeddingSettingsFromEnv({ LDS_EMBEDDINGS_URL: "http://127.0.0.1:11434", LDS_EMBEDDINGS_PROVIDER: "ollama", LDS_EMBEDDINGS_MODEL: "nomic-embed-text", LDS_EMBEDDINGS_DIMENSIONS: "768" }),
+    ).toMatchObject({
+      provider: "ollama",
+      url: "http://127.0.0.1:11434",
+      dimensions: 768,
+      batch: 64,
+      timeoutMs: 30_000,
+      queryTimeoutMs: 2_000,
     });
     for (const [env, message] of [
       [{ LDS_EMBEDDINGS_URL: "http://127.0.0.1:1/v1", LDS_EMBEDDINGS_DIMENSIONS: "8" }, /LDS_EMBEDDINGS_MODEL is required/],
       [{ LDS_EMBEDDINGS_URL: "http://127.0.0.1:1/v1", LDS_EMBEDDINGS_MODEL: "m" }, /LDS_EMBEDDINGS_DIMENSIONS must be a whole number/],
       [{ LDS_EMBEDDINGS_URL: "http://u:p@127.0.0.1:1/v1", LDS_EMBEDDINGS_MODEL: "m", LDS_EMBEDDINGS_DIMENSIONS: "8" }, /must not hold credentials/],
       [{ LDS_EMBEDDINGS_URL: "http://127.0.0.1:1/v1", LDS_EMBEDDINGS_MODEL: "m", LDS_EMBEDDINGS_DIMENSIONS: "8", LDS_EMBEDDINGS_PROVIDER: "bert" }, /must be openai or ollama/],
-      [{ LDS_EMBEDDINGS_URL: "http://127.0.0.1:1/v1", LDS_EMBEDDINGS_MODEL: "m", LDS_EMBEDDINGS_DIMENSIONS: "8", LDS_EMBEDDINGS_API_KEY_FILE: "/nonexistent/key" }, /LDS_EMBEDDINGS_API_KEY_FILE cannot be read \(ENOENT\)/],
+      [
+        { LDS_EMBEDDINGS_URL: "http://127.0.0.1:1/v1", LDS_EMBEDDINGS_MODEL: "m", LDS_EMBEDDINGS_DIMENSIONS: "8", LDS_EMBEDDINGS_API_KEY_FILE: "/nonexistent/key" },
+        /LDS_EMBEDDINGS_API_KEY_FILE cannot be read \(ENOENT\)/,
+      ],
     ] as const) {
       expect(() => embeddingSettingsFromEnv(env), JSON.stringify(env)).toThrow(message);
     }

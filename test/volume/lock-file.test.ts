@@ -70,7 +70,7 @@ describe("volume locks", () => {
     const root = tempDir();
     // The first process stalls after writing its owner record and before the lock appears under its name...
     const slow = holdLockInChild(root, { LDS_FAILPOINT: "lock-before-link" });
-    for (const until = Date.now() + 20_000; !fs.readdirSync(root).some((n) => n.startsWith("server.lock.new-")); ) {
+    for (const until = Date.now() + 20_000; !fs.readdirSync(root).some((n) => n.startsWith("server.lock.new-"));) {
       if (Date.now() > until) throw new Error("the first process never reached the lock");
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -79,7 +79,10 @@ describe("volume locks", () => {
     const fast = await holdLockInChild(root);
     try {
       // The slow one then finds a live holder and gives up instead of taking the lock as stale.
-      const outcome = await slow.then(() => "locked", (err: Error) => err.message);
+      const outcome = await slow.then(
+        () => "locked",
+        (err: Error) => err.message,
+      );
       expect(outcome).toMatch(/child exited before locking/);
       expect(JSON.parse(fs.readFileSync(path.join(root, "server.lock"), "utf8")).pid).toBe(fast.child.pid);
       expect(fs.readdirSync(root).filter((n) => n.includes(".new-"))).toEqual([]);

@@ -36,14 +36,17 @@ describe("the vectors of a renamed library", () => {
     volume = await openVolume(root, embedder);
     try {
       const partition = vectorsOf(volume).db.prepare("SELECT partition FROM vec_snippets WHERE snippet_id = ?").pluck();
-      expect([1, 2, 3, 4].map((id) => partition.get(BigInt(id)))).toEqual([
-        "/~team-2/acme/old",
-        "/~team-2/acme/old v1",
-        "/~team-2/acme/old #4",
-        "/acme/other",
-      ]);
-      expect(vectorsOf(volume).nearest(a!, 5, partitionOf("/~team-2/acme/old")).map((m) => m.snippetId)).toEqual([1]);
-      expect(vectorsOf(volume).nearest(c!, 5, partitionOf("/~team-2/acme/old", "", 4)).map((m) => m.snippetId)).toEqual([3]);
+      expect([1, 2, 3, 4].map((id) => partition.get(BigInt(id)))).toEqual(["/~team-2/acme/old", "/~team-2/acme/old v1", "/~team-2/acme/old #4", "/acme/other"]);
+      expect(
+        vectorsOf(volume)
+          .nearest(a!, 5, partitionOf("/~team-2/acme/old"))
+          .map((m) => m.snippetId),
+      ).toEqual([1]);
+      expect(
+        vectorsOf(volume)
+          .nearest(c!, 5, partitionOf("/~team-2/acme/old", "", 4))
+          .map((m) => m.snippetId),
+      ).toEqual([3]);
       expect(vectorsOf(volume).nearest(a!, 5, partitionOf("/team-2/acme/old"))).toEqual([]);
       expect(vectorsOf(volume).stale).toBe(false);
       expect(dbOf(volume).prepare("SELECT vectors_moved FROM library_redirects").pluck().get()).toBe(1);

@@ -85,9 +85,17 @@ describe("the server's snippet writer thread", () => {
 
   it("ingests and deletes the replaced batch through the thread, vectors with their rows", async () => {
     const { volume } = await setUp();
-    await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 600 }, (_, i) => snippet(i)));
+    await replaceLibrarySnippets(
+      volume,
+      "/a/one",
+      Array.from({ length: 600 }, (_, i) => snippet(i)),
+    );
     const first = dbOf(volume).prepare("SELECT id FROM snippets WHERE library_id = '/a/one'").pluck().all() as number[];
-    await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 300 }, (_, i) => snippet(i + 1000)));
+    await replaceLibrarySnippets(
+      volume,
+      "/a/one",
+      Array.from({ length: 300 }, (_, i) => snippet(i + 1000)),
+    );
     expect(await purgeRetiredBatches(volume)).toBe(0);
     const second = dbOf(volume).prepare("SELECT id FROM snippets WHERE library_id = '/a/one'").pluck().all() as number[];
     expect(second).toHaveLength(300);
@@ -98,7 +106,11 @@ describe("the server's snippet writer thread", () => {
 
   it("leaves the served content as it was when an ingestion fails while its previous chunk is being written", async () => {
     const { volume } = await setUp();
-    await replaceLibrarySnippets(volume, "/a/one", Array.from({ length: 300 }, (_, i) => snippet(i)));
+    await replaceLibrarySnippets(
+      volume,
+      "/a/one",
+      Array.from({ length: 300 }, (_, i) => snippet(i)),
+    );
     const served = dbOf(volume).prepare("SELECT id FROM snippets WHERE library_id = '/a/one' ORDER BY id").pluck().all() as number[];
     // The source fails after two chunks: the second is still on its way to the writer thread when it does.
     function* failing() {

@@ -19,7 +19,9 @@ async function readPassword(fromStdin: boolean): Promise<string> {
   if (fromStdin) {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+    return Buffer.concat(chunks)
+      .toString("utf8")
+      .replace(/\r?\n$/, "");
   }
   const fromEnv = takeAdminPassword(process.env);
   if (fromEnv) return fromEnv;

@@ -85,7 +85,10 @@ async function remove(argv: ConnectionArgs): Promise<number> {
     if (!(await store.connections.list()).some((c) => c.id === argv.id)) throw new LdsError("connection_not_found", `No connection ${argv.id}.`, { hint: "List them with lds connections list." });
     const { connection, disconnected } = await removeConnection(store, commandActor(), argv.id!);
     if (!disconnected) process.stdout.write(`Removed connection ${connection.id} and its token.\n`);
-    else process.stdout.write(`Disconnected the OAuth account of connection ${connection.id}${disconnected.revokedAtProvider ? "; the provider revoked its token" : ""}.${disconnected.note ? ` ${disconnected.note}` : ""}\n`);
+    else
+      process.stdout.write(
+        `Disconnected the OAuth account of connection ${connection.id}${disconnected.revokedAtProvider ? "; the provider revoked its token" : ""}.${disconnected.note ? ` ${disconnected.note}` : ""}\n`,
+      );
     return 0;
   });
 }

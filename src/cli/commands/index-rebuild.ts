@@ -20,6 +20,8 @@ export async function run(argv: { dataDir?: string; json: boolean }): Promise<nu
     process.stdout.write(JSON.stringify(result) + "\n");
     return 0;
   }
-  process.stdout.write(`Rebuilt the search index from the records: the words and the vectors of ${result.snippets} snippet${result.snippets === 1 ? "" : "s"} (embedder ${result.embedder}) in ${result.seconds.toFixed(1)} s.\n`);
+  process.stdout.write(
+    `Rebuilt the search index from the records: the words and the vectors of ${result.snippets} snippet${result.snippets === 1 ? "" : "s"} (embedder ${result.embedder}) in ${result.seconds.toFixed(1)} s.\n`,
+  );
   return 0;
 }

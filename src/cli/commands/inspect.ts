@@ -11,7 +11,9 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; j
   const result = await inspect(argv.archive, remote, keys);
   if (argv.json) {
     const { files: _files, ...manifest } = result.manifest;
-    process.stdout.write(JSON.stringify({ archive: result.archive, size: result.size, encryption: result.encryption, ...manifest, compatibility: result.compatibility, warnings: renderWarnings(result.warnings) }) + "\n");
+    process.stdout.write(
+      JSON.stringify({ archive: result.archive, size: result.size, encryption: result.encryption, ...manifest, compatibility: result.compatibility, warnings: renderWarnings(result.warnings) }) + "\n",
+    );
   } else {
     printSummary(result.archive, result.size, result.manifest, result.compatibility);
     if (result.encryption) process.stdout.write(`Encrypted with age: ${result.encryption.stanzas.join(", ")} stanza(s)\n`);

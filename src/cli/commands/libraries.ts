@@ -5,9 +5,7 @@ import { withVolume } from "../with-volume.js";
 export async function run(argv: { dataDir?: string; json: boolean }): Promise<number> {
   return withVolume(argv.dataDir, async ({ store }) => {
     const rows = await store.libraries.list();
-    const libraries = await Promise.all(
-      rows.map(async (row) => ({ ...(await summarise(store, row)), processing: row.state, reason: row.stateReason, source: row.source, private: row.private })),
-    );
+    const libraries = await Promise.all(rows.map(async (row) => ({ ...(await summarise(store, row)), processing: row.state, reason: row.stateReason, source: row.source, private: row.private })));
     if (argv.json) {
       process.stdout.write(JSON.stringify({ libraries }, null, 2) + "\n");
       return 0;

@@ -38,7 +38,9 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; y
     });
     const recovered = describeRecovery(result.recovery);
     if (argv.json) {
-      process.stdout.write(JSON.stringify({ ok: true, archive: result.archive, dataDir, preRestoreDir: result.preRestoreDir, requeued: result.requeued, needsMigration: result.needsMigration, recovered }) + "\n");
+      process.stdout.write(
+        JSON.stringify({ ok: true, archive: result.archive, dataDir, preRestoreDir: result.preRestoreDir, requeued: result.requeued, needsMigration: result.needsMigration, recovered }) + "\n",
+      );
       return 0;
     }
     for (const line of recovered) process.stdout.write(`${line}\n`);

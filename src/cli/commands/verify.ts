@@ -20,7 +20,18 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; j
     if (argv.json) {
       const { files, ...manifest } = result.manifest;
       process.stdout.write(
-        JSON.stringify({ ok: true, archive: result.archive, size: result.size, encryption: result.encryption, ...manifest, files, checks: result.checks, compatibility: result.compatibility, warnings: renderWarnings(result.warnings), durationMs: result.durationMs }) + "\n",
+        JSON.stringify({
+          ok: true,
+          archive: result.archive,
+          size: result.size,
+          encryption: result.encryption,
+          ...manifest,
+          files,
+          checks: result.checks,
+          compatibility: result.compatibility,
+          warnings: renderWarnings(result.warnings),
+          durationMs: result.durationMs,
+        }) + "\n",
       );
     } else {
       printSummary(result.archive, result.size, result.manifest, result.compatibility);

@@ -77,7 +77,7 @@ export function checkFullTextIndex(db: Database.Database): void {
  */
 export function* servedSnippetIdPages(db: Database.Database, skip: ReadonlySet<string>, size = 2000): Generator<number[]> {
   const page = db.prepare(`SELECT s.id, s.library_id FROM snippets s WHERE s.id > ? AND ${LIVE_ROW} ORDER BY s.id LIMIT ?`);
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = page.all(after, size) as Array<{ id: number; library_id: string }>;
     if (rows.length === 0) return;
     yield rows.filter((r) => !skip.has(r.library_id)).map((r) => r.id);

@@ -10,19 +10,13 @@ export { schemaVersion };
  * together with its record, so a crash leaves the database at a whole version. Refuses a database that is newer
  * than this code: opening it could corrupt data the newer release relies on.
  */
-export function migrate(
-  db: Database.Database,
-  migrations: readonly Migration[] = MIGRATIONS,
-  target = migrations[migrations.length - 1]!.version,
-): { from: number; to: number } {
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS, target = migrations[migrations.length - 1]!.version): { from: number; to: number } {
   const latest = migrations[migrations.length - 1]!.version;
   const from = schemaVersion(db);
   if (from > latest) {
-    throw new LdsError(
-      "schema_too_new",
-      `The database ${db.name} has schema version ${from}, but this LDS only knows up to ${latest}.`,
-      { hint: "Upgrade LDS to the release that wrote this database (or restore an older backup)." },
-    );
+    throw new LdsError("schema_too_new", `The database ${db.name} has schema version ${from}, but this LDS only knows up to ${latest}.`, {
+      hint: "Upgrade LDS to the release that wrote this database (or restore an older backup).",
+    });
   }
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL,

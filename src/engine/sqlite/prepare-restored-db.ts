@@ -9,7 +9,7 @@ import { loadVectorExtension } from "../../index/sqlite/vector-index.js";
  */
 export function prepareRestoredDatabases(dbFile: string, vectorsFile: string, partial: string[]): string[] {
   const db = new Database(dbFile);
-  let requeued: string[] = [];
+  let requeued: string[];
   try {
     db.pragma("journal_mode = WAL");
     requeued = requeueAfterRestore(db, partial);

@@ -19,7 +19,11 @@ import { sqliteFiles } from "./volume-files.js";
 
 /** Check that the volume is whole before anything is copied. */
 export function checkWhole(volume: DataVolume): void {
-  for (const [label, file] of [["database", sqliteFiles(volume).records], ["vector index", sqliteFiles(volume).vectors], ["key", volume.key]] as const) {
+  for (const [label, file] of [
+    ["database", sqliteFiles(volume).records],
+    ["vector index", sqliteFiles(volume).vectors],
+    ["key", volume.key],
+  ] as const) {
     if (!fs.existsSync(file)) {
       throw new LdsError("data_dir_invalid", `The ${label} ${file} does not exist: ${volume.root} is not an initialised data volume.`, {
         hint: `Check ${setting("dataDir")}; the server creates the volume on its first start.`,

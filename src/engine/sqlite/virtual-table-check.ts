@@ -20,10 +20,14 @@ export interface VirtualTableCheckOptions {
  * checkExtractedSnapshot gives for the same damage, naming `part`.
  */
 export async function checkVirtualTablesInThread(file: string, part: string, options: VirtualTableCheckOptions): Promise<void> {
-  const answer = await workerAnswer<VirtualTableCheckAnswer>(ENTRY, { file, yieldToRequests: options.yieldToRequests }, {
-    what: `the thread checking ${part}`,
-    signal: options.signal,
-    stoppedMessage: `The check of ${part} was stopped before it finished.`,
-  });
+  const answer = await workerAnswer<VirtualTableCheckAnswer>(
+    ENTRY,
+    { file, yieldToRequests: options.yieldToRequests },
+    {
+      what: `the thread checking ${part}`,
+      signal: options.signal,
+      stoppedMessage: `The check of ${part} was stopped before it finished.`,
+    },
+  );
   if (!answer.ok) throw damagedDatabase(part, answer.integrity, answer.message);
 }

@@ -31,7 +31,11 @@ export class FtsTokenizer {
   /** The row table's column names, c0, c1, …: a term's column is its position here. */
   private readonly names: string[];
 
-  constructor(private readonly db: Database.Database, tokenize: string, readonly columns: number) {
+  constructor(
+    private readonly db: Database.Database,
+    tokenize: string,
+    readonly columns: number,
+  ) {
     const option = `tokenize='${tokenize.replace(/'/g, "''")}'`;
     const names = (this.names = Array.from({ length: columns }, (_, i) => `c${i}`));
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.lds_tokenize_words USING fts5(w, ${option}, content='')`);

@@ -97,13 +97,20 @@ export function createVectorSearchWorker(
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const stuck = worker;
-        failAll(stuck, new LdsError("timeout", `The search took longer than ${timeoutMs} ms and was stopped.`, { hint: `Try again; if it keeps happening, the server log and ${setting("searchTimeout")} are where to look.` }));
+        failAll(
+          stuck,
+          new LdsError("timeout", `The search took longer than ${timeoutMs} ms and was stopped.`, {
+            hint: `Try again; if it keeps happening, the server log and ${setting("searchTimeout")} are where to look.`,
+          }),
+        );
         void stuck?.terminate();
       }, timeoutMs);
-      const settle = <V>(done: (value: V) => void) => (value: V) => {
-        clearTimeout(timer);
-        done(value);
-      };
+      const settle =
+        <V>(done: (value: V) => void) =>
+        (value: V) => {
+          clearTimeout(timer);
+          done(value);
+        };
       pending.set(id, { resolve: settle((value) => resolve(value as T)), reject: settle(reject) });
       post({ id, ...message }, transfer);
     });

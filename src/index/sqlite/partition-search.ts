@@ -136,7 +136,9 @@ function partitionRows(file: string, partition: string): PartitionRows {
 
 /** 1 - cosine similarity, sqlite-vec's distance_metric=cosine. */
 function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0, aa = 0, bb = 0;
+  let dot = 0,
+    aa = 0,
+    bb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i]! * b[i]!;
     aa += a[i]! * a[i]!;

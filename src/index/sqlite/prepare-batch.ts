@@ -17,14 +17,7 @@ export const WARM_BOUND_MS = 120_000;
  * takes; the replaced batch's go at once after the swap (retireBatchParts). A command has no search threads:
  * nothing to do. Small batches are searched as stored and get no parts.
  */
-export async function prepareBatchParts(
-  threads: VectorSearch | undefined,
-  vectorsStale: boolean,
-  target: IndexBatch,
-  snippets: number,
-  signal?: AbortSignal,
-  boundMs = WARM_BOUND_MS,
-): Promise<void> {
+export async function prepareBatchParts(threads: VectorSearch | undefined, vectorsStale: boolean, target: IndexBatch, snippets: number, signal?: AbortSignal, boundMs = WARM_BOUND_MS): Promise<void> {
   if (!threads || snippets < MIN_CACHED_VECTORS) return;
   const parts = [threads.warmWords(target)];
   // Vectors being rebuilt for a new embedding provider are not searched: no copy of them.

@@ -115,7 +115,10 @@ function quantizedPartition(ids: Float64Array, columns: Int8Columns, blocks: Blo
       const weights: number[] = [];
       for (let d = 0; d < dimensions; d++) {
         const weight = Math.round(query[d]! * QUERY_SCALE);
-        if (weight !== 0) used.push(d), weights.push(weight);
+        if (weight !== 0) {
+          used.push(d);
+          weights.push(weight);
+        }
       }
       const scores = columns.int32s(scoresAt, n + 16);
       for (let b = 0; b < blocks.length; b++) {
@@ -123,7 +126,12 @@ function quantizedPartition(ids: Float64Array, columns: Int8Columns, blocks: Blo
         const base = b * blockRows;
         scores.fill(0, base, base + rows);
         if (used.length === 0) continue;
-        columns.accumulate(scoresAt + base * 4, used.map((d) => offset + d * stride), weights, stride);
+        columns.accumulate(
+          scoresAt + base * 4,
+          used.map((d) => offset + d * stride),
+          weights,
+          stride,
+        );
       }
       return [...topIndexes(scores.subarray(0, n), Math.min(count, n))].map((i) => ids[i]!);
     },
@@ -142,7 +150,8 @@ function topIndexes(values: Int32Array, count: number): Int32Array {
   };
   const siftDown = (at: number) => {
     for (;;) {
-      const l = 2 * at + 1, r = l + 1;
+      const l = 2 * at + 1,
+        r = l + 1;
       let smallest = at;
       if (l < size && less(l, smallest)) smallest = l;
       if (r < size && less(r, smallest)) smallest = r;
@@ -154,7 +163,7 @@ function topIndexes(values: Int32Array, count: number): Int32Array {
   for (let i = 0; i < values.length; i++) {
     if (size < count) {
       heap[size] = i;
-      for (let at = size++; at > 0; ) {
+      for (let at = size++; at > 0;) {
         const parent = (at - 1) >> 1;
         if (!less(at, parent)) break;
         swap(at, parent);

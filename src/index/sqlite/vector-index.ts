@@ -98,7 +98,13 @@ export function openVectorIndex(file: string, embedder: { id: string; dimensions
   if (options.mappedReads) db.pragma(`mmap_size = ${MMAP_BYTES}`);
   db.exec("CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   createGenerationTable(db);
-  const readMeta = () => new Map(db.prepare("SELECT key, value FROM vector_meta").all().map((r) => [(r as { key: string }).key, (r as { value: string }).value]));
+  const readMeta = () =>
+    new Map(
+      db
+        .prepare("SELECT key, value FROM vector_meta")
+        .all()
+        .map((r) => [(r as { key: string }).key, (r as { value: string }).value]),
+    );
   let meta = readMeta();
   if (meta.size === 0) {
     recreate(db, embedder);

@@ -38,7 +38,10 @@ export class WordIndexBuilder {
   /** A word as cut in JavaScript → its term number, or -1 when FTS5 does not read it as one token. */
   private readonly wordTerms = new Map<string, number>();
 
-  constructor(private readonly tokenizer: FtsTokenizer, private readonly weights: number[]) {}
+  constructor(
+    private readonly tokenizer: FtsTokenizer,
+    private readonly weights: number[],
+  ) {}
 
   get count(): number {
     return this.rowCount;
@@ -92,7 +95,10 @@ export class WordIndexBuilder {
         if (counts.some((n, c) => n !== row.sizes[c])) throw new Error(`snippet ${row.id}'s full-text entry does not match its text (the index is being rebuilt?)`);
         for (const { term, column } of exact) this.countToken(this.termNumber(term), this.weights[column]!);
       }
-      this.addRow(row.id, row.sizes.reduce((sum, n) => sum + n, 0));
+      this.addRow(
+        row.id,
+        row.sizes.reduce((sum, n) => sum + n, 0),
+      );
     });
   }
 

@@ -79,8 +79,9 @@ function bestRows(scores: Float64Array, touched: Int32Array, reached: number, li
   const heap: number[] = [];
   const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
   const siftDown = (from: number) => {
-    for (let i = from; ; ) {
-      const l = 2 * i + 1, r = l + 1;
+    for (let i = from; ;) {
+      const l = 2 * i + 1,
+        r = l + 1;
       let least = i;
       if (l < heap.length && worse(heap[l]!, heap[least]!)) least = l;
       if (r < heap.length && worse(heap[r]!, heap[least]!)) least = r;
@@ -93,7 +94,7 @@ function bestRows(scores: Float64Array, touched: Int32Array, reached: number, li
     const row = touched[k]!;
     if (heap.length < limit) {
       heap.push(row);
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1;
         if (!worse(heap[i]!, heap[parent]!)) break;
         [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];

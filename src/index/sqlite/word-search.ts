@@ -221,7 +221,7 @@ async function build(
       .raw();
     const builder = new WordIndexBuilder(new FtsTokenizer(db, tokenize, COLUMN_WEIGHTS.length), COLUMN_WEIGHTS);
     const report = () => ({ libraryId, version, rows: builder.count, bytes: builder.bytes, ms: Math.round(performance.now() - started) });
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const read = chunk.all(after, libraryId, version, batch, options.rowsPerSlice ?? 200) as Array<[number, string | null, string | null, string | null, Buffer | null]>;
       if (read.length === 0) break;
       builder.add(read.map(([id, title, description, content, sizes]) => ({ id, columns: [title, description, content], sizes: sizes ? readVarints(sizes) : [0, 0, 0] })));

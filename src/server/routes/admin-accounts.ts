@@ -59,15 +59,11 @@ export const accountRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (
 
   app.get("/api/keys", async (): Promise<KeyListing> => ({ keys: await store.apiKeys.list() }));
 
-  app.post<{ Body: { email: string; name?: string }; Reply: NewApiKey }>(
-    "/api/keys",
-    { schema: object(["email"], { email, name: { type: "string", maxLength: 100 } }) },
-    async (request, reply) => {
-      const created = await createKey(store, adminActor(request.admin!.username), request.body.email, request.body.name || null);
-      // The only time the secret leaves the server: the dashboard shows it once with a copy button.
-      return reply.status(201).header("Cache-Control", "no-store").send(created);
-    },
-  );
+  app.post<{ Body: { email: string; name?: string }; Reply: NewApiKey }>("/api/keys", { schema: object(["email"], { email, name: { type: "string", maxLength: 100 } }) }, async (request, reply) => {
+    const created = await createKey(store, adminActor(request.admin!.username), request.body.email, request.body.name || null);
+    // The only time the secret leaves the server: the dashboard shows it once with a copy button.
+    return reply.status(201).header("Cache-Control", "no-store").send(created);
+  });
 
   app.delete<{ Params: { prefix: string } }>("/api/keys/:prefix", async (request): Promise<KeyRevoked> => {
     await revokeKey(store, adminActor(request.admin!.username), request.params.prefix);

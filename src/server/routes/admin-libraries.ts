@@ -114,4 +114,3 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
     },
   );
 };
-

@@ -69,11 +69,17 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
     const { size } = await destination.stat(name);
     const range = parseRange(request.headers.range, size);
     if (range === "unsatisfiable") {
-      return reply.status(416).header("Content-Range", `bytes */${size}`).send({ error: "validation_error", message: `The range is outside the archive's ${size} bytes.` });
+      return reply
+        .status(416)
+        .header("Content-Range", `bytes */${size}`)
+        .send({ error: "validation_error", message: `The range is outside the archive's ${size} bytes.` });
     }
     reply.header("Accept-Ranges", "bytes").header("Content-Type", "application/x-tar").header("Content-Disposition", `attachment; filename="${name}"`);
     if (range) {
-      reply.status(206).header("Content-Range", `bytes ${range[0]}-${range[1]}/${size}`).header("Content-Length", range[1] - range[0] + 1);
+      reply
+        .status(206)
+        .header("Content-Range", `bytes ${range[0]}-${range[1]}/${size}`)
+        .header("Content-Length", range[1] - range[0] + 1);
       return reply.send(await destination.get(name, { range }));
     }
     reply.header("Content-Length", size);

@@ -51,10 +51,7 @@ export const mcpRoutes: FastifyPluginAsync<{ volume: OpenVolume; usage: UsageRec
 function chargeEachMessage(body: unknown, reply: FastifyReply): void {
   if (!Array.isArray(body)) return; // one message: the authentication hook has counted it
   if (body.length === 0 || body.length > MAX_BATCH_MESSAGES) {
-    throw new LdsError(
-      "validation_error",
-      `A JSON-RPC batch holds 1 to ${MAX_BATCH_MESSAGES} messages; this one holds ${body.length}. Send the messages one at a time or in smaller batches.`,
-    );
+    throw new LdsError("validation_error", `A JSON-RPC batch holds 1 to ${MAX_BATCH_MESSAGES} messages; this one holds ${body.length}. Send the messages one at a time or in smaller batches.`);
   }
   chargeAsMany(reply, body.length, `this batch of ${body.length} JSON-RPC messages`);
 }

@@ -157,7 +157,10 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
         throw err;
       });
       request.log.warn({ source: name ?? "upload", by: request.admin!.username }, "restore staged; restarting to apply it");
-      void reply.then(() => requestRestart("staged restore"), () => requestRestart("staged restore"));
+      void reply.then(
+        () => requestRestart("staged restore"),
+        () => requestRestart("staged restore"),
+      );
       return reply.status(202).send({ staged: true, restarting: true, stagedAt, ...result });
     },
   );

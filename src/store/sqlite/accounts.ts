@@ -67,9 +67,9 @@ export function removeUser(db: Database.Database, email: string): User {
 
 /** The users of every team (removed ones left out), with their team's name, by team and email. */
 export function listUsers(db: Database.Database): Array<User & { team: string }> {
-  return db
-    .prepare("SELECT u.id, u.team_id AS teamId, u.email, u.role, t.name AS team FROM users u JOIN teams t ON t.id = u.team_id WHERE u.removed_at IS NULL ORDER BY t.name, u.email")
-    .all() as Array<User & { team: string }>;
+  return db.prepare("SELECT u.id, u.team_id AS teamId, u.email, u.role, t.name AS team FROM users u JOIN teams t ON t.id = u.team_id WHERE u.removed_at IS NULL ORDER BY t.name, u.email").all() as Array<
+    User & { team: string }
+  >;
 }
 
 /** A team's access policy; null when it has none (everything is allowed). */

@@ -30,7 +30,8 @@ export function authenticate(db: Database.Database, authorization: string | unde
       `SELECT k.prefix, k.key_hash, k.revoked_at, u.id AS user_id, u.email, u.role, u.removed_at, t.id AS team_id, t.plan
        FROM api_keys k JOIN users u ON u.id = k.user_id JOIN teams t ON t.id = u.team_id WHERE k.prefix = ?`,
     )
-    .get(`${KEY_PREFIX}${parts[1]}`) as { prefix: string; key_hash: string; revoked_at: string | null; user_id: number; email: string; role: Role; removed_at: string | null; team_id: number; plan: Plan } | undefined;
+    .get(`${KEY_PREFIX}${parts[1]}`) as
+    { prefix: string; key_hash: string; revoked_at: string | null; user_id: number; email: string; role: Role; removed_at: string | null; team_id: number; plan: Plan } | undefined;
   // Compare even when the prefix is unknown, so that timing does not tell which prefixes exist.
   const expected = row ? Buffer.from(row.key_hash, "hex") : Buffer.alloc(32);
   const matches = timingSafeEqual(digest(parts[2]!), expected);

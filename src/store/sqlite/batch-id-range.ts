@@ -26,9 +26,10 @@ export function liveBatchWithRange(db: Database.Database, libraryId: string, ver
   const key = JSON.stringify([libraryId, version, live.batch, live.startedAt]);
   let range = ranges.get(key);
   if (range === undefined) {
-    const row = db
-      .prepare("SELECT min(id) AS lowest, max(id) AS highest FROM snippets INDEXED BY snippets_by_batch WHERE library_id = ? AND version = ? AND batch = ?")
-      .get(libraryId, version, live.batch) as { lowest: number | null; highest: number | null };
+    const row = db.prepare("SELECT min(id) AS lowest, max(id) AS highest FROM snippets INDEXED BY snippets_by_batch WHERE library_id = ? AND version = ? AND batch = ?").get(libraryId, version, live.batch) as {
+      lowest: number | null;
+      highest: number | null;
+    };
     range = row.lowest === null || row.highest === null ? null : { lowest: row.lowest, highest: row.highest };
     if (ranges.size >= MAX_REMEMBERED) ranges.delete(ranges.keys().next().value!);
     ranges.set(key, range);

@@ -9,15 +9,19 @@ import type { ConnectionListing, GitConnectionLookup, WikiConnection } from "../
 /** Connect a team's wiki account: the token is sealed; the API base is fixed here, by an operator, not by requests. */
 export function addWikiConnection(db: Database.Database, key: Buffer, c: Omit<WikiConnection, "id"> & { token: string }): number {
   const secretName = `team:${c.teamId}:wiki:${c.cloudId}`;
-  return db.transaction(() => {
-    db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").run(c.teamId, c.cloudId);
-    // A pasted token replaces an OAuth connection of that site; a grant left with no connection goes with its tokens.
-    dropOrphanGrants(db);
-    putSecret(db, key, secretName, c.token);
-    return Number(
-      db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name) VALUES (?, 'wiki', ?, ?, ?, ?)").run(c.teamId, c.cloudId, normaliseSiteUrl(c.siteUrl), c.apiBase, secretName).lastInsertRowid,
-    );
-  }).immediate();
+  return db
+    .transaction(() => {
+      db.prepare("DELETE FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").run(c.teamId, c.cloudId);
+      // A pasted token replaces an OAuth connection of that site; a grant left with no connection goes with its tokens.
+      dropOrphanGrants(db);
+      putSecret(db, key, secretName, c.token);
+      return Number(
+        db
+          .prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name) VALUES (?, 'wiki', ?, ?, ?, ?)")
+          .run(c.teamId, c.cloudId, normaliseSiteUrl(c.siteUrl), c.apiBase, secretName).lastInsertRowid,
+      );
+    })
+    .immediate();
 }
 
 /**
@@ -50,8 +54,7 @@ export function gitConnectionToken(db: Database.Database, key: Buffer, teamId: n
 
 export function findWikiConnection(db: Database.Database, teamId: number, cloudId: string): WikiConnection | undefined {
   const row = db.prepare("SELECT id, team_id, cloud_id, site_url, api_base, grant_id FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?").get(teamId, cloudId) as
-    | { id: number; team_id: number; cloud_id: string; site_url: string; api_base: string; grant_id: number | null }
-    | undefined;
+    { id: number; team_id: number; cloud_id: string; site_url: string; api_base: string; grant_id: number | null } | undefined;
   return row && { id: row.id, teamId: row.team_id, cloudId: row.cloud_id, siteUrl: row.site_url, apiBase: row.api_base, ...(row.grant_id !== null ? { grantId: row.grant_id } : {}) };
 }
 
@@ -82,16 +85,28 @@ export function listConnections(db: Database.Database): ConnectionListing[] {
     grant_id: number | null;
     created_at: string;
   }>;
-  return rows.map((r) => ({ id: r.id, teamId: r.team_id, kind: r.kind, hosts: r.hosts ? (JSON.parse(r.hosts) as string[]) : [], cloudId: r.cloud_id, siteUrl: r.site_url, apiBase: r.api_base, grantId: r.grant_id, createdAt: r.created_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    teamId: r.team_id,
+    kind: r.kind,
+    hosts: r.hosts ? (JSON.parse(r.hosts) as string[]) : [],
+    cloudId: r.cloud_id,
+    siteUrl: r.site_url,
+    apiBase: r.api_base,
+    grantId: r.grant_id,
+    createdAt: r.created_at,
+  }));
 }
 
 /** Remove a pasted connection and its sealed token (an OAuth one is removed with its grant). */
 export function removePastedConnection(db: Database.Database, id: number): boolean {
-  return db.transaction(() => {
-    const row = db.prepare("SELECT secret_name FROM connections WHERE id = ? AND grant_id IS NULL").get(id) as { secret_name: string } | undefined;
-    if (!row) return false;
-    deleteSecret(db, row.secret_name);
-    db.prepare("DELETE FROM connections WHERE id = ?").run(id);
-    return true;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const row = db.prepare("SELECT secret_name FROM connections WHERE id = ? AND grant_id IS NULL").get(id) as { secret_name: string } | undefined;
+      if (!row) return false;
+      deleteSecret(db, row.secret_name);
+      db.prepare("DELETE FROM connections WHERE id = ?").run(id);
+      return true;
+    })
+    .immediate();
 }

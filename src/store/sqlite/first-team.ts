@@ -8,11 +8,13 @@ import type { FirstTeam, FirstTeamRequest } from "../records.js";
  * already (checked inside the same transaction, so two first runs at once cannot both succeed).
  */
 export function createFirstTeam(db: Database.Database, first: FirstTeamRequest): FirstTeam | null {
-  return db.transaction(() => {
-    if (db.prepare("SELECT 1 FROM teams LIMIT 1").get()) return null;
-    const team = createTeam(db, first.team, first.plan);
-    const user = addUser(db, team, first.email, "owner");
-    const { key, prefix } = createApiKey(db, user.id, "created by lds init");
-    return { team: team.name, plan: team.plan, email: user.email, key, prefix };
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (db.prepare("SELECT 1 FROM teams LIMIT 1").get()) return null;
+      const team = createTeam(db, first.team, first.plan);
+      const user = addUser(db, team, first.email, "owner");
+      const { key, prefix } = createApiKey(db, user.id, "created by lds init");
+      return { team: team.name, plan: team.plan, email: user.email, key, prefix };
+    })
+    .immediate();
 }

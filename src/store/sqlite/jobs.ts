@@ -6,13 +6,13 @@ const tokenName = (jobId: number) => `job:${jobId}:gitToken`;
 
 /** Queue a job. A git token waits sealed in the secrets table (jobs survive restarts) and is removed with the job. */
 export function enqueueJob(db: Database.Database, key: Buffer, job: Omit<Job, "id">, token?: string): number {
-  return db.transaction(() => {
-    const id = Number(
-      db.prepare("INSERT INTO jobs (library_id, kind, payload) VALUES (?, ?, ?)").run(job.libraryId, job.kind, JSON.stringify(job.payload)).lastInsertRowid,
-    );
-    if (token) putSecret(db, key, tokenName(id), token);
-    return id;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const id = Number(db.prepare("INSERT INTO jobs (library_id, kind, payload) VALUES (?, ?, ?)").run(job.libraryId, job.kind, JSON.stringify(job.payload)).lastInsertRowid);
+      if (token) putSecret(db, key, tokenName(id), token);
+      return id;
+    })
+    .immediate();
 }
 
 /** Take the oldest queued job, atomically, so that two runners never take the same one. */
@@ -74,9 +74,7 @@ export function requeueAfterRestore(db: Database.Database, partial: string[]): s
      WHERE id = ?`,
   );
   const hasQueuedJob = db.prepare("SELECT 1 FROM jobs WHERE library_id = ? AND state = 'queued'");
-  const queueJob = db.prepare(
-    `INSERT INTO jobs (library_id, kind, state, payload) VALUES (?, 'refresh', 'queued', '{"reason":"restore"}')`,
-  );
+  const queueJob = db.prepare(`INSERT INTO jobs (library_id, kind, state, payload) VALUES (?, 'refresh', 'queued', '{"reason":"restore"}')`);
   const requeued: string[] = [];
   db.transaction(() => {
     // A job that was running when the snapshot was taken never finished: run it again.

@@ -122,11 +122,7 @@ export function queueLibraryJob(db: Database.Database, key: Buffer, libraryId: s
  * Point a library at a new source (an operator's move): the source, the branch it serves, a refresh job, and the
  * audit record with who did it and where the library came from, all or nothing.
  */
-export function relocateLibrary(
-  db: Database.Database,
-  key: Buffer,
-  move: LibraryMove,
-): void {
+export function relocateLibrary(db: Database.Database, key: Buffer, move: LibraryMove): void {
   db.transaction(() => {
     setLibrarySource(db, move.libraryId, move.sourceUrl, move.sourceKey);
     const options = { ...libraryOptions(db, move.libraryId), branch: move.branch };
@@ -143,15 +139,17 @@ export function relocateLibrary(
  * caller removes next: vectors without snippets are invisible to readers, so that order is safe after a crash.
  */
 export function removeLibrary(db: Database.Database, libraryId: string): number[] {
-  return db.transaction(() => {
-    // Checked inside the transaction: a job claimed meanwhile would write into a library that is gone.
-    if (hasAnyPendingJob(db, libraryId)) throw libraryBusy(libraryId);
-    const snippetIds = db.prepare("SELECT id FROM snippets WHERE library_id = ?").pluck().all(libraryId) as number[];
-    const jobIds = db.prepare("SELECT id FROM jobs WHERE library_id = ?").pluck().all(libraryId) as number[];
-    const dropToken = db.prepare("DELETE FROM secrets WHERE name = ?");
-    for (const id of jobIds) dropToken.run(`job:${id}:gitToken`);
-    db.prepare("DELETE FROM library_usage WHERE library_id = ?").run(libraryId);
-    db.prepare("DELETE FROM libraries WHERE id = ?").run(libraryId);
-    return snippetIds;
-  }).immediate();
+  return db
+    .transaction(() => {
+      // Checked inside the transaction: a job claimed meanwhile would write into a library that is gone.
+      if (hasAnyPendingJob(db, libraryId)) throw libraryBusy(libraryId);
+      const snippetIds = db.prepare("SELECT id FROM snippets WHERE library_id = ?").pluck().all(libraryId) as number[];
+      const jobIds = db.prepare("SELECT id FROM jobs WHERE library_id = ?").pluck().all(libraryId) as number[];
+      const dropToken = db.prepare("DELETE FROM secrets WHERE name = ?");
+      for (const id of jobIds) dropToken.run(`job:${id}:gitToken`);
+      db.prepare("DELETE FROM library_usage WHERE library_id = ?").run(libraryId);
+      db.prepare("DELETE FROM libraries WHERE id = ?").run(libraryId);
+      return snippetIds;
+    })
+    .immediate();
 }

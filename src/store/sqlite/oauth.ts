@@ -23,15 +23,16 @@ export function createOAuthState(db: Database.Database, state: string, pending: 
 
 /** The pending authorization of `state`, removed so that it can be used once; undefined when unknown or stale. */
 export function takeOAuthState(db: Database.Database, state: string): OAuthState | undefined {
-  return db.transaction(() => {
-    const row = db.prepare("SELECT provider, team_id, verifier, redirect_uri, started_by, expires_at FROM oauth_states WHERE state_hash = ?").get(hashOf(state)) as
-      | { provider: string; team_id: number; verifier: string; redirect_uri: string; started_by: string; expires_at: string }
-      | undefined;
-    if (!row) return undefined;
-    db.prepare("DELETE FROM oauth_states WHERE state_hash = ?").run(hashOf(state));
-    if (Date.parse(row.expires_at) < Date.now()) return undefined;
-    return { provider: row.provider, teamId: row.team_id, verifier: row.verifier, redirectUri: row.redirect_uri, startedBy: row.started_by };
-  }).immediate();
+  return db
+    .transaction(() => {
+      const row = db.prepare("SELECT provider, team_id, verifier, redirect_uri, started_by, expires_at FROM oauth_states WHERE state_hash = ?").get(hashOf(state)) as
+        { provider: string; team_id: number; verifier: string; redirect_uri: string; started_by: string; expires_at: string } | undefined;
+      if (!row) return undefined;
+      db.prepare("DELETE FROM oauth_states WHERE state_hash = ?").run(hashOf(state));
+      if (Date.parse(row.expires_at) < Date.now()) return undefined;
+      return { provider: row.provider, teamId: row.team_id, verifier: row.verifier, redirectUri: row.redirect_uri, startedBy: row.started_by };
+    })
+    .immediate();
 }
 
 /**
@@ -39,31 +40,40 @@ export function takeOAuthState(db: Database.Database, state: string): OAuthState
  * same kind (a git account; the same wiki sites), whether pasted or connected: Reconnect is Connect again.
  */
 export function saveOAuthGrant(db: Database.Database, key: Buffer, grant: NewGrant): number {
-  return db.transaction(() => {
-    const id = Number(
-      db.prepare("INSERT INTO oauth_grants (team_id, provider, account, scopes, expires_at) VALUES (?, ?, ?, ?, ?)").run(grant.teamId, grant.provider, grant.account, grant.scopes, grant.tokens.expiresAt ?? null).lastInsertRowid,
-    );
-    putTokens(db, key, id, grant.tokens);
-    const { target } = grant;
-    if (target.kind === "git") {
-      dropConnections(db, "SELECT id, secret_name, grant_id FROM connections WHERE team_id = ? AND kind = 'git'", grant.teamId);
-      db.prepare("INSERT INTO connections (team_id, kind, secret_name, hosts, grant_id) VALUES (?, 'git', ?, ?, ?)").run(grant.teamId, `oauth:${id}:git`, JSON.stringify(target.hosts.map((h) => h.toLowerCase())), id);
-    } else {
-      for (const site of target.sites) {
-        dropConnections(db, "SELECT id, secret_name, grant_id FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?", grant.teamId, site.cloudId);
-        db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name, grant_id) VALUES (?, 'wiki', ?, ?, ?, ?, ?)").run(
+  return db
+    .transaction(() => {
+      const id = Number(
+        db
+          .prepare("INSERT INTO oauth_grants (team_id, provider, account, scopes, expires_at) VALUES (?, ?, ?, ?, ?)")
+          .run(grant.teamId, grant.provider, grant.account, grant.scopes, grant.tokens.expiresAt ?? null).lastInsertRowid,
+      );
+      putTokens(db, key, id, grant.tokens);
+      const { target } = grant;
+      if (target.kind === "git") {
+        dropConnections(db, "SELECT id, secret_name, grant_id FROM connections WHERE team_id = ? AND kind = 'git'", grant.teamId);
+        db.prepare("INSERT INTO connections (team_id, kind, secret_name, hosts, grant_id) VALUES (?, 'git', ?, ?, ?)").run(
           grant.teamId,
-          site.cloudId,
-          normaliseSiteUrl(site.siteUrl),
-          site.apiBase,
-          `oauth:${id}:wiki:${site.cloudId}`,
+          `oauth:${id}:git`,
+          JSON.stringify(target.hosts.map((h) => h.toLowerCase())),
           id,
         );
+      } else {
+        for (const site of target.sites) {
+          dropConnections(db, "SELECT id, secret_name, grant_id FROM connections WHERE team_id = ? AND kind = 'wiki' AND cloud_id = ?", grant.teamId, site.cloudId);
+          db.prepare("INSERT INTO connections (team_id, kind, cloud_id, site_url, api_base, secret_name, grant_id) VALUES (?, 'wiki', ?, ?, ?, ?, ?)").run(
+            grant.teamId,
+            site.cloudId,
+            normaliseSiteUrl(site.siteUrl),
+            site.apiBase,
+            `oauth:${id}:wiki:${site.cloudId}`,
+            id,
+          );
+        }
       }
-    }
-    dropOrphanGrants(db);
-    return id;
-  }).immediate();
+      dropOrphanGrants(db);
+      return id;
+    })
+    .immediate();
 }
 
 function putTokens(db: Database.Database, key: Buffer, grantId: number, tokens: OAuthTokens): void {
@@ -128,7 +138,9 @@ export function findOAuthGrant(db: Database.Database, grantId: number): OAuthGra
 /** Grants (all, or the one with `grantId`) with the hosts and sites of their connections. */
 function selectGrants(db: Database.Database, grantId?: number): OAuthGrant[] {
   const args = grantId === undefined ? [] : [grantId];
-  const grants = db.prepare(`SELECT id, team_id, provider, account, scopes, expires_at, state, problem, created_at FROM oauth_grants${args.length ? " WHERE id = ?" : ""} ORDER BY team_id, provider`).all(...args) as Array<{
+  const grants = db
+    .prepare(`SELECT id, team_id, provider, account, scopes, expires_at, state, problem, created_at FROM oauth_grants${args.length ? " WHERE id = ?" : ""} ORDER BY team_id, provider`)
+    .all(...args) as Array<{
     id: number;
     team_id: number;
     provider: string;
@@ -139,9 +151,13 @@ function selectGrants(db: Database.Database, grantId?: number): OAuthGrant[] {
     problem: string | null;
     created_at: string;
   }>;
-  const connections = db
-    .prepare(`SELECT grant_id, kind, hosts, cloud_id, site_url FROM connections WHERE grant_id IS NOT NULL${args.length ? " AND grant_id = ?" : ""}`)
-    .all(...args) as Array<{ grant_id: number; kind: string; hosts: string | null; cloud_id: string | null; site_url: string | null }>;
+  const connections = db.prepare(`SELECT grant_id, kind, hosts, cloud_id, site_url FROM connections WHERE grant_id IS NOT NULL${args.length ? " AND grant_id = ?" : ""}`).all(...args) as Array<{
+    grant_id: number;
+    kind: string;
+    hosts: string | null;
+    cloud_id: string | null;
+    site_url: string | null;
+  }>;
   return grants.map((g) => {
     const mine = connections.filter((c) => c.grant_id === g.id);
     return {
@@ -159,4 +175,3 @@ function selectGrants(db: Database.Database, grantId?: number): OAuthGrant[] {
     };
   });
 }
-

@@ -25,8 +25,7 @@ function publishedBatch(db: Database.Database, libraryId: string, version: strin
  */
 export function liveBatchRecord(db: Database.Database, libraryId: string, version: string): { batch: number; startedAt: string } | undefined {
   return db.prepare("SELECT batch, started_at AS startedAt FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").get(libraryId, version) as
-    | { batch: number; startedAt: string }
-    | undefined;
+    { batch: number; startedAt: string } | undefined;
 }
 
 /**
@@ -35,10 +34,7 @@ export function liveBatchRecord(db: Database.Database, libraryId: string, versio
  * index built while the batch was being written (before its publication) is the one its searches find once live.
  */
 export function servableBatchStart(db: Database.Database, libraryId: string, version: string, batch: number): string | undefined {
-  return db
-    .prepare("SELECT started_at FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ? AND state IN ('writing', 'live')")
-    .pluck()
-    .get(libraryId, version, batch) as string | undefined;
+  return db.prepare("SELECT started_at FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ? AND state IN ('writing', 'live')").pluck().get(libraryId, version, batch) as string | undefined;
 }
 
 /** The versions ("" = current content) of which a library holds rows, in any batch. */
@@ -55,13 +51,15 @@ export const LIVE_ROW = `s.batch = coalesce((SELECT b.batch FROM snippet_batches
  * that crashed, or one still running that this one overtakes) is retired: the last one started wins.
  */
 export function openBatch(db: Database.Database, libraryId: string, version: string): number {
-  return db.transaction(() => {
-    db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND state = 'writing'").run(libraryId, version);
-    // Numbers are never reused while rows of them may remain: a batch's record goes only after its last row.
-    const next = (db.prepare("SELECT coalesce(max(batch), 0) + 1 FROM snippet_batches").pluck().get() as number);
-    db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state, snippets, tokens) VALUES (?, ?, ?, 'writing', 0, 0)").run(libraryId, version, next);
-    return next;
-  }).immediate();
+  return db
+    .transaction(() => {
+      db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND state = 'writing'").run(libraryId, version);
+      // Numbers are never reused while rows of them may remain: a batch's record goes only after its last row.
+      const next = db.prepare("SELECT coalesce(max(batch), 0) + 1 FROM snippet_batches").pluck().get() as number;
+      db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state, snippets, tokens) VALUES (?, ?, ?, 'writing', 0, 0)").run(libraryId, version, next);
+      return next;
+    })
+    .immediate();
 }
 
 /** Add snippets to an open batch in one transaction; answers their new ids (the search index takes them next). */
@@ -70,19 +68,21 @@ export function appendToBatch(db: Database.Database, libraryId: string, version:
     `INSERT INTO snippets (library_id, version, batch, kind, title, description, language, content, source_path, tokens, page_title)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  return db.transaction(() => {
-    requireWriting(db, libraryId, version, batch);
-    const ids = rows.map((s) => Number(insert.run(libraryId, version, batch, s.kind, s.title, s.description, s.language, s.content, s.sourcePath, s.tokens, s.pageTitle).lastInsertRowid));
-    // The batch's totals grow with it (schema 12), so that a library's are read, not counted, once it is live.
-    db.prepare("UPDATE snippet_batches SET snippets = snippets + ?, tokens = tokens + ? WHERE library_id = ? AND version = ? AND batch = ?").run(
-      rows.length,
-      rows.reduce((sum, s) => sum + s.tokens, 0),
-      libraryId,
-      version,
-      batch,
-    );
-    return ids;
-  }).immediate();
+  return db
+    .transaction(() => {
+      requireWriting(db, libraryId, version, batch);
+      const ids = rows.map((s) => Number(insert.run(libraryId, version, batch, s.kind, s.title, s.description, s.language, s.content, s.sourcePath, s.tokens, s.pageTitle).lastInsertRowid));
+      // The batch's totals grow with it (schema 12), so that a library's are read, not counted, once it is live.
+      db.prepare("UPDATE snippet_batches SET snippets = snippets + ?, tokens = tokens + ? WHERE library_id = ? AND version = ? AND batch = ?").run(
+        rows.length,
+        rows.reduce((sum, s) => sum + s.tokens, 0),
+        libraryId,
+        version,
+        batch,
+      );
+      return ids;
+    })
+    .immediate();
 }
 
 /** Make a finished batch the one readers see, in one small transaction; the batch it replaces is retired. */

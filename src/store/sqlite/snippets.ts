@@ -7,7 +7,10 @@ export function countSnippets(db: Database.Database, libraryId: string, version 
   const byKind = kind ? " AND kind = ?" : "";
   const batch = liveBatch(db, libraryId, version);
   const params = kind ? [libraryId, version, batch, kind] : [libraryId, version, batch];
-  return db.prepare(`SELECT count(*) FROM snippets WHERE library_id = ? AND version = ? AND batch = ?${byKind}`).pluck().get(...params) as number;
+  return db
+    .prepare(`SELECT count(*) FROM snippets WHERE library_id = ? AND version = ? AND batch = ?${byKind}`)
+    .pluck()
+    .get(...params) as number;
 }
 
 /**
@@ -16,13 +19,9 @@ export function countSnippets(db: Database.Database, libraryId: string, version 
  * batches (batch 0), whose totals nothing kept.
  */
 export function snippetTotals(db: Database.Database, libraryId: string): SnippetTotals {
-  const kept = db
-    .prepare("SELECT snippets AS n, tokens FROM snippet_batches WHERE library_id = ? AND version = '' AND state = 'live' AND snippets IS NOT NULL")
-    .get(libraryId) as SnippetTotals | undefined;
+  const kept = db.prepare("SELECT snippets AS n, tokens FROM snippet_batches WHERE library_id = ? AND version = '' AND state = 'live' AND snippets IS NOT NULL").get(libraryId) as SnippetTotals | undefined;
   if (kept) return kept;
-  return db
-    .prepare("SELECT count(*) AS n, coalesce(sum(tokens), 0) AS tokens FROM snippets WHERE library_id = ? AND version = '' AND batch = ?")
-    .get(libraryId, liveBatch(db, libraryId, "")) as SnippetTotals;
+  return db.prepare("SELECT count(*) AS n, coalesce(sum(tokens), 0) AS tokens FROM snippets WHERE library_id = ? AND version = '' AND batch = ?").get(libraryId, liveBatch(db, libraryId, "")) as SnippetTotals;
 }
 
 /** Whether the volume holds any snippet at all (a new volume holds none: nothing to embed). */
@@ -37,7 +36,9 @@ export function hasAnySnippet(db: Database.Database): boolean {
 export function loadSnippets(db: Database.Database, libraryId: string, version: string, ids: number[]): StoredSnippet[] {
   // One prepared lookup per id: a context answer loads up to a hundred, by primary key. The columns are named as the
   // record's fields in the query, so that rows come out as records with no mapping step on this hot path.
-  const load = db.prepare("SELECT id, kind, title, description, language, content, source_path AS sourcePath, page_title AS pageTitle FROM snippets WHERE id = ? AND library_id = ? AND version = ? AND batch = ?");
+  const load = db.prepare(
+    "SELECT id, kind, title, description, language, content, source_path AS sourcePath, page_title AS pageTitle FROM snippets WHERE id = ? AND library_id = ? AND version = ? AND batch = ?",
+  );
   const batch = liveBatch(db, libraryId, version);
   return ids.map((id) => load.get(id, libraryId, version, batch) as StoredSnippet | undefined).filter((row): row is StoredSnippet => row !== undefined);
 }
@@ -45,7 +46,7 @@ export function loadSnippets(db: Database.Database, libraryId: string, version: 
 /** Every snippet, in pages of `size` by id, for rebuilding the vector index without holding them all. */
 export function* snippetPages(db: Database.Database, size: number): Generator<EmbeddableSnippet[]> {
   const page = db.prepare("SELECT id, library_id AS libraryId, version, batch, title, description, content FROM snippets WHERE id > ? ORDER BY id LIMIT ?");
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = page.all(after, size) as EmbeddableSnippet[];
     if (rows.length === 0) return;
     yield rows;
@@ -56,4 +57,3 @@ export function* snippetPages(db: Database.Database, size: number): Generator<Em
 export function countAllSnippets(db: Database.Database): number {
   return db.prepare("SELECT count(*) FROM snippets").pluck().get() as number;
 }
-

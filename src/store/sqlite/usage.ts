@@ -28,9 +28,7 @@ export function addUsage(db: Database.Database, counts: UsageCount[]): void {
 
 /** A library's counters from `fromDay` on. */
 export function readUsage(db: Database.Database, libraryId: string, fromDay: string): UsageCount[] {
-  return db
-    .prepare("SELECT library_id AS libraryId, day, dimension, name, count FROM library_usage WHERE library_id = ? AND day >= ? ORDER BY day")
-    .all(libraryId, fromDay) as UsageCount[];
+  return db.prepare("SELECT library_id AS libraryId, day, dimension, name, count FROM library_usage WHERE library_id = ? AND day >= ? ORDER BY day").all(libraryId, fromDay) as UsageCount[];
 }
 
 /** Forget counters of days before `beforeDay`; returns how many rows went. */

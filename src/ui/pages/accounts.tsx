@@ -85,7 +85,14 @@ export function AccountsPage() {
                 type="button"
                 class="danger"
                 aria-label={`Remove ${u.email}`}
-                onClick={() => setConfirm({ title: `Remove ${u.email}?`, label: "Remove user", text: "Their API keys stop working until they are added again.", run: () => api("DELETE", `/api/users/${encodeURIComponent(u.email)}`) })}
+                onClick={() =>
+                  setConfirm({
+                    title: `Remove ${u.email}?`,
+                    label: "Remove user",
+                    text: "Their API keys stop working until they are added again.",
+                    run: () => api("DELETE", `/api/users/${encodeURIComponent(u.email)}`),
+                  })
+                }
               >
                 Remove
               </button>
@@ -123,7 +130,14 @@ export function AccountsPage() {
                   type="button"
                   class="danger"
                   aria-label={`Revoke ${k.prefix}`}
-                  onClick={() => setConfirm({ title: `Revoke key ${k.prefix}…?`, label: "Revoke key", text: "Clients using it are refused from now on. This cannot be undone.", run: () => api("DELETE", `/api/keys/${encodeURIComponent(k.prefix)}`) })}
+                  onClick={() =>
+                    setConfirm({
+                      title: `Revoke key ${k.prefix}…?`,
+                      label: "Revoke key",
+                      text: "Clients using it are refused from now on. This cannot be undone.",
+                      run: () => api("DELETE", `/api/keys/${encodeURIComponent(k.prefix)}`),
+                    })
+                  }
                 >
                   Revoke
                 </button>

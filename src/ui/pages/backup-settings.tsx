@@ -166,7 +166,16 @@ export function BackupSettings({ onSaved }: { onSaved: () => void }) {
             spellcheck={false}
             aria-describedby="recipients-help"
             value={config.encryption.recipients.join("\n")}
-            onInput={(e) => update({ encryption: { recipients: e.currentTarget.value.split("\n").map((l) => l.trim()).filter(Boolean) } })}
+            onInput={(e) =>
+              update({
+                encryption: {
+                  recipients: e.currentTarget.value
+                    .split("\n")
+                    .map((l) => l.trim())
+                    .filter(Boolean),
+                },
+              })
+            }
           />
         </Field>
         <Field id="drill" label="Restore drill">

@@ -45,8 +45,7 @@ const BY_CODE: Record<string, (reason: string) => Wording> = {
     message: `This authorization is unknown, was already used, or is older than 10 minutes; ${NOTHING}.`,
     hint: "Start Connect again from this page.",
   }),
-  oauth_failed: (reason) =>
-    FAILED[reason] ?? ((p) => ({ message: `${p} did not complete the authorization; ${NOTHING}.`, hint: "Connect again; the server's log has the provider's answer." })),
+  oauth_failed: (reason) => FAILED[reason] ?? ((p) => ({ message: `${p} did not complete the authorization; ${NOTHING}.`, hint: "Connect again; the server's log has the provider's answer." })),
   oauth_not_configured: () => (p) => ({ message: `${p} has no client id and secret any more; ${NOTHING}.`, hint: `Enter them in ${p}'s settings below, then connect again.` }),
   internal_error: () => () => ({ message: "The server failed while finishing the connection.", hint: "See the server's log, and the list of connected accounts below; then connect again if needed." }),
 };

@@ -147,7 +147,9 @@ export function ConnectionsPage() {
             }
           }}
         >
-          <p>Its token is revoked at {disconnecting.providerName} where possible and deleted here. Libraries of team {disconnecting.team} that use it fail at their next refresh.</p>
+          <p>
+            Its token is revoked at {disconnecting.providerName} where possible and deleted here. Libraries of team {disconnecting.team} that use it fail at their next refresh.
+          </p>
         </ConfirmDialog>
       )}
     </section>

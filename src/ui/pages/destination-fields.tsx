@@ -41,7 +41,14 @@ export function DestinationFields({ destination, onChange }: { destination: Dest
             <input id="s3-prefix" spellcheck={false} value={text(destination.prefix)} onInput={(e) => set("prefix", e.currentTarget.value)} />
           </Field>
           <Field id="s3-access-key-id" label="Access key id" help="Empty: the AWS default credential chain (instance role, environment).">
-            <input id="s3-access-key-id" aria-describedby="s3-access-key-id-help" autocomplete="off" spellcheck={false} value={text(destination.accessKeyId)} onInput={(e) => set("accessKeyId", e.currentTarget.value || null)} />
+            <input
+              id="s3-access-key-id"
+              aria-describedby="s3-access-key-id-help"
+              autocomplete="off"
+              spellcheck={false}
+              value={text(destination.accessKeyId)}
+              onInput={(e) => set("accessKeyId", e.currentTarget.value || null)}
+            />
           </Field>
           <SecretField
             id="s3-secret"

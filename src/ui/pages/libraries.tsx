@@ -37,7 +37,12 @@ export function LibrariesPage() {
       {libraries.data && libraries.data.libraries.length > 0 && (
         <DataTable label="Libraries" columns={["Library", "State", "Snippets", "Branches and versions", "Updated", ""]} testId="libraries">
           {libraries.data.libraries.map((library) => (
-            <Row key={library.id} library={library} onRefresh={(branch) => act(() => api<RefreshStarted>("POST", "/api/libraries/refresh", { libraryName: library.id, ...(branch ? { branch } : {}) }), "Refresh started.")} onRemove={() => setRemoving(library)} />
+            <Row
+              key={library.id}
+              library={library}
+              onRefresh={(branch) => act(() => api<RefreshStarted>("POST", "/api/libraries/refresh", { libraryName: library.id, ...(branch ? { branch } : {}) }), "Refresh started.")}
+              onRemove={() => setRemoving(library)}
+            />
           ))}
         </DataTable>
       )}
@@ -52,9 +57,7 @@ export function LibrariesPage() {
             void act(() => api<LibraryRemoved>("DELETE", `/api/libraries?id=${encodeURIComponent(id)}`), `Removed ${id}.`);
           }}
         >
-          <p>
-            Its {removing.totalSnippets} snippets and versions are deleted, and clients can no longer read it. Archives made before now still hold it.
-          </p>
+          <p>Its {removing.totalSnippets} snippets and versions are deleted, and clients can no longer read it. Archives made before now still hold it.</p>
         </ConfirmDialog>
       )}
     </section>

@@ -47,7 +47,7 @@ export function OverviewPage() {
             <dd>{data?.schemaVersion ?? "…"}</dd>
             <dt>Licence</dt>
             <dd>
-              {data ? LICENCE_WORDS[data.licence.state] ?? data.licence.state : "…"}
+              {data ? (LICENCE_WORDS[data.licence.state] ?? data.licence.state) : "…"}
               {data?.licence.licensee ? `, ${data.licence.licensee}` : ""}
             </dd>
             <dt>Expires</dt>
@@ -72,11 +72,7 @@ export function OverviewPage() {
           <dl>
             <dt>Total</dt>
             <dd>{data?.libraries.total ?? "…"}</dd>
-            {data &&
-              Object.entries(data.libraries.byState).map(([state, n]) => [
-                <dt key={`${state}-t`}>{state}</dt>,
-                <dd key={`${state}-d`}>{n}</dd>,
-              ])}
+            {data && Object.entries(data.libraries.byState).map(([state, n]) => [<dt key={`${state}-t`}>{state}</dt>, <dd key={`${state}-d`}>{n}</dd>])}
           </dl>
           <p>
             <a href={`${BASE}/libraries`}>Manage libraries</a>

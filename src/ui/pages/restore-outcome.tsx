@@ -35,7 +35,9 @@ export function WaitForOutcome({ stagedAt, onDone, onAgain }: { stagedAt: string
     return (
       <div class="panel" role="status" data-testid="restore-waiting">
         <h2>Staged, restarting</h2>
-        <p>The restore was staged at {dateTime(stagedAt)}. The server is restarting to apply it; this page waits for it to come back{attempts > 0 ? ` (${attempts} s)` : ""}.</p>
+        <p>
+          The restore was staged at {dateTime(stagedAt)}. The server is restarting to apply it; this page waits for it to come back{attempts > 0 ? ` (${attempts} s)` : ""}.
+        </p>
         <p class="help">Archives are checked again before anything is replaced: a large one takes a while.</p>
       </div>
     );

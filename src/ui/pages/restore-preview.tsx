@@ -33,13 +33,23 @@ export function Preview(props: { preview: ArchivePreview; keys: Keys; volumeName
         <dt>Created</dt>
         <dd>{dateTime(checked?.createdAt)}</dd>
         <dt>Made by</dt>
-        <dd>LDS {checked?.appVersion ?? "?"}, schema {checked?.schemaVersion ?? "?"}</dd>
+        <dd>
+          LDS {checked?.appVersion ?? "?"}, schema {checked?.schemaVersion ?? "?"}
+        </dd>
         <dt>Size</dt>
         <dd>{bytes(checked?.size)}</dd>
         <dt>Encryption</dt>
         <dd data-testid="encryption">{encryptionWords(preview)}</dd>
         <dt>Can be restored here</dt>
-        <dd data-testid="restorable">{lockedUpload ? "checked when staged, with the identity or passphrase given" : preview.restorable ? (checked?.needsMigration ? "yes (its schema is migrated when the server starts)" : "yes") : `no: ${preview.reason}`}</dd>
+        <dd data-testid="restorable">
+          {lockedUpload
+            ? "checked when staged, with the identity or passphrase given"
+            : preview.restorable
+              ? checked?.needsMigration
+                ? "yes (its schema is migrated when the server starts)"
+                : "yes"
+              : `no: ${preview.reason}`}
+        </dd>
       </dl>
       {preview.restorable === false && <p class="hint">Upgrade LDS to a version that reads this archive, then restore it.</p>}
       {checked && (
@@ -79,8 +89,7 @@ export function Preview(props: { preview: ArchivePreview; keys: Keys; volumeName
           }}
         >
           <p>
-            The server restarts and replaces its data with this archive. The current data is kept in a <code>pre-restore-…</code> directory of the data volume, from
-            which it can be put back.
+            The server restarts and replaces its data with this archive. The current data is kept in a <code>pre-restore-…</code> directory of the data volume, from which it can be put back.
           </p>
         </ConfirmDialog>
       )}

@@ -26,7 +26,9 @@ export function RestorePage() {
         <>
           {last.data?.outcome && (
             <details class="panel">
-              <summary>Last restore: {last.data.outcome.result}, {dateTime(last.data.outcome.finishedAt)}</summary>
+              <summary>
+                Last restore: {last.data.outcome.result}, {dateTime(last.data.outcome.finishedAt)}
+              </summary>
               <Outcome outcome={last.data.outcome} />
             </details>
           )}

@@ -12,9 +12,13 @@ describe("WAL checkpoints in a thread of their own (the server's)", () => {
     const db = new Database(file);
     db.pragma("journal_mode = WAL");
     db.exec("CREATE TABLE t (x BLOB)");
-    const checkpointer = startCheckpointer([{ db, file }], (err) => {
-      throw err;
-    }, 50);
+    const checkpointer = startCheckpointer(
+      [{ db, file }],
+      (err) => {
+        throw err;
+      },
+      50,
+    );
     try {
       expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
       const before = fs.statSync(file).size;

@@ -75,7 +75,10 @@ describe("copying a live database for an archive", () => {
     fs.writeSync(fd, Buffer.from("not a database header, overwritten by a failing disk"), 0, undefined, 0);
     fs.closeSync(fd);
     const copy = path.join(tempDir("lds-copy-"), "copy.db");
-    const error = await copyDatabase(source, copy, false).then(() => undefined, (err: unknown) => err as LdsError);
+    const error = await copyDatabase(source, copy, false).then(
+      () => undefined,
+      (err: unknown) => err as LdsError,
+    );
     expect(error?.code).toBe("data_dir_invalid");
     expect(error?.message).toBe(`${source} is damaged (file is not a database); no archive was written.`);
     expect(error?.hint).toMatch(/^Keep the archives you have .*PRAGMA integrity_check.*lds-restore ARCHIVE --yes\)\.$/);

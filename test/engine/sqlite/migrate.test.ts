@@ -7,8 +7,7 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../../src/engine/sqlite/mi
 import { openStore } from "../../../src/engine/sqlite/open-store.js";
 import { tempDir } from "../../helpers/temp.js";
 
-const tables = (db: Database.Database) =>
-  db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+const tables = (db: Database.Database) => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
 
 describe("migrations", () => {
   it("bring an empty database to the newest schema and record every step", () => {

@@ -46,7 +46,12 @@ describe("BM25 ranking within a batch's id range", () => {
       await snippets.publishBatch("/a/one", "", one);
       await snippets.publishBatch("/b/two", "", two);
       const alone = await snippets.openBatch("/c/alone", "");
-      await snippets.appendToBatch("/c/alone", "", alone, Array.from({ length: 300 }, (_, i) => row(i + 3000)));
+      await snippets.appendToBatch(
+        "/c/alone",
+        "",
+        alone,
+        Array.from({ length: 300 }, (_, i) => row(i + 3000)),
+      );
       await snippets.publishBatch("/c/alone", "", alone);
 
       for (const expression of ['"retry"', '"alpha" OR "omega" OR "header"', '"kappa" OR "nothing"']) {

@@ -44,7 +44,10 @@ describe("the WebAssembly SIMD scan of quantized vector copies", () => {
         const picked = partition.candidates(query, 25);
         const scoreOf = new Map(exact.map((e) => [e.id, e.score]));
         // Ties may pick either row: the scores picked must be the 25 best scores.
-        expect(picked.map((id) => scoreOf.get(id)!).sort((a, b) => b - a), `blocks of ${blockRows}, query ${q}`).toEqual(exact.slice(0, 25).map((e) => e.score));
+        expect(
+          picked.map((id) => scoreOf.get(id)!).sort((a, b) => b - a),
+          `blocks of ${blockRows}, query ${q}`,
+        ).toEqual(exact.slice(0, 25).map((e) => e.score));
       }
     }
   });

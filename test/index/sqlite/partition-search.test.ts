@@ -181,7 +181,11 @@ describe("quantized partitions", () => {
     for (let q = 0; q < 20; q++) {
       const query = unit(Float32Array.from({ length: 64 }, (_, d) => (q % 2 && d % 3 ? 0 : random())));
       const dot = (v: Float32Array) => v.reduce((s, x, d) => s + x * query[d]!, 0);
-      const best = vectors.map((v, i) => ({ id: i + 1, score: dot(v) })).sort((a, b) => b.score - a.score).slice(0, 10).map((m) => m.id);
+      const best = vectors
+        .map((v, i) => ({ id: i + 1, score: dot(v) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10)
+        .map((m) => m.id);
       const candidates = new Set(partition.candidates(query, 20));
       expect(candidates.size).toBe(20);
       found += best.filter((id) => candidates.has(id)).length;

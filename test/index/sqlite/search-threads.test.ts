@@ -37,6 +37,16 @@ describe("two search threads", () => {
     // A replaced batch: both threads drop what they hold of it (the copy, the word index).
     search.retire("p0");
     await search.close();
-    expect(log).toEqual(["vectors warm p1", "words warmWords /a/b", "words recountWords", "vectors nearest p1 10", "words rankWords /a/b", "vectors retire p0", "words retire p0", "vectors close", "words close"]);
+    expect(log).toEqual([
+      "vectors warm p1",
+      "words warmWords /a/b",
+      "words recountWords",
+      "vectors nearest p1 10",
+      "words rankWords /a/b",
+      "vectors retire p0",
+      "words retire p0",
+      "vectors close",
+      "words close",
+    ]);
   });
 });

@@ -8,12 +8,7 @@ import { tempDir } from "../../helpers/temp.js";
 describe("the hashing embedder and the vector index", () => {
   it("embeds deterministically into unit vectors, similar texts closer than unrelated ones", async () => {
     const embedder = createHashingEmbedder(256);
-    const [a, a2, b, c] = await embedder.embed([
-      "configure the http client timeout",
-      "configure the http client timeout",
-      "set the timeout of the http client",
-      "bake bread with sourdough starter",
-    ]);
+    const [a, a2, b, c] = await embedder.embed(["configure the http client timeout", "configure the http client timeout", "set the timeout of the http client", "bake bread with sourdough starter"]);
     expect(Array.from(a!)).toEqual(Array.from(a2!));
     const norm = Math.sqrt(a!.reduce((s, v) => s + v * v, 0));
     expect(norm).toBeCloseTo(1, 5);

@@ -66,7 +66,11 @@ function expectSameRanking(got: Array<{ id: number; score: number }> | undefined
   expect(got).toBeDefined();
   expect(got!.map((r) => r.score)).toEqual(want.map((r) => r.score));
   const last = want.at(-1)?.score;
-  const byScore = (rows: typeof want) => rows.filter((r) => r.score !== last).map((r) => `${r.score}:${r.id}`).sort();
+  const byScore = (rows: typeof want) =>
+    rows
+      .filter((r) => r.score !== last)
+      .map((r) => `${r.score}:${r.id}`)
+      .sort();
   expect(byScore(got!)).toEqual(byScore(want));
 }
 
@@ -129,7 +133,12 @@ describe("BM25 from the search thread's word indexes", () => {
     const { snippets } = volume.store;
     const batch = await snippets.openBatch("/a/one", "");
     const word = wordSource(5, VOCABULARY);
-    await snippets.appendToBatch("/a/one", "", batch, Array.from({ length: 1100 }, (_, i) => row(word, i)));
+    await snippets.appendToBatch(
+      "/a/one",
+      "",
+      batch,
+      Array.from({ length: 1100 }, (_, i) => row(word, i)),
+    );
     await search.warm({ libraryId: "/a/one", version: "", batch });
     expect(made).toEqual([expect.objectContaining({ rows: 1200 }), expect.objectContaining({ rows: 1100 })]);
     await snippets.publishBatch("/a/one", "", batch);
@@ -176,7 +185,10 @@ describe("BM25 from the search thread's word indexes", () => {
     };
     expectSameRanking(await indexedAs("/a/one"), fts5(volume, "/a/one", ["retry"], 10));
     expectSameRanking(await indexedAs("/b/two"), fts5(volume, "/b/two", ["retry"], 10));
-    expect(made.map((m) => [m.libraryId, m.overBudget])).toEqual([["/a/one", undefined], ["/b/two", undefined]]);
+    expect(made.map((m) => [m.libraryId, m.overBudget])).toEqual([
+      ["/a/one", undefined],
+      ["/b/two", undefined],
+    ]);
     // /a/one's index left for /b/two's: ranked by FTS5 once more while it is built again.
     expectSameRanking(await indexedAs("/a/one"), fts5(volume, "/a/one", ["retry"], 10));
     expect(made.map((m) => m.libraryId)).toEqual(["/a/one", "/b/two", "/a/one"]);

@@ -57,7 +57,17 @@ export function describeConnections(open: OpenStore): void {
       expect(listed).toEqual([
         { id: expect.any(Number), teamId: acme, kind: "git", hosts: ["gitlab.com"], cloudId: null, siteUrl: null, apiBase: null, grantId: null, createdAt: expect.any(String) },
         { id: expect.any(Number), teamId: other, kind: "git", hosts: ["github.com"], cloudId: null, siteUrl: null, apiBase: null, grantId: null, createdAt: expect.any(String) },
-        { id: wikiId, teamId: other, kind: "wiki", hosts: [], cloudId: "cloud-9", siteUrl: "https://acme.atlassian.net", apiBase: "https://api.example.test/ex/confluence/cloud-9", grantId: null, createdAt: expect.any(String) },
+        {
+          id: wikiId,
+          teamId: other,
+          kind: "wiki",
+          hosts: [],
+          cloudId: "cloud-9",
+          siteUrl: "https://acme.atlassian.net",
+          apiBase: "https://api.example.test/ex/confluence/cloud-9",
+          grantId: null,
+          createdAt: expect.any(String),
+        },
       ]);
       expect(JSON.stringify(listed)).not.toMatch(/secret-(wiki|git)-token/);
     });
@@ -106,7 +116,19 @@ export function describeConnections(open: OpenStore): void {
       expect(connections).toEqual([expect.objectContaining({ teamId: acme, kind: "git", hosts: ["github.com"], grantId: id })]);
       // An OAuth connection goes with its grant, not as a pasted one.
       expect(await t.store.connections.removePasted(connections[0]!.id)).toBe(false);
-      const grant = { id, teamId: acme, provider: "github", account: "octo", scopes: "repo", expiresAt: "2030-01-01T00:00:00.000Z", state: "active", problem: null, createdAt: expect.any(String), hosts: ["github.com"], sites: [] };
+      const grant = {
+        id,
+        teamId: acme,
+        provider: "github",
+        account: "octo",
+        scopes: "repo",
+        expiresAt: "2030-01-01T00:00:00.000Z",
+        state: "active",
+        problem: null,
+        createdAt: expect.any(String),
+        hosts: ["github.com"],
+        sites: [],
+      };
       expect(await t.store.oauth.list()).toEqual([grant]);
       expect(await t.store.oauth.find(id)).toEqual(grant);
       expect(await t.store.oauth.find(id + 100)).toBeUndefined();
@@ -143,7 +165,14 @@ export function describeConnections(open: OpenStore): void {
 
     it("updates tokens (the refresh token kept unless a new one comes), marks a grant revoked until refreshed, and removes it with its connections", async () => {
       const acme = await team();
-      const id = await t.store.oauth.saveGrant({ teamId: acme, provider: "github", account: "octo", scopes: "repo", tokens: { accessToken: "a1", refreshToken: "r1" }, target: { kind: "git", hosts: ["github.com"] } });
+      const id = await t.store.oauth.saveGrant({
+        teamId: acme,
+        provider: "github",
+        account: "octo",
+        scopes: "repo",
+        tokens: { accessToken: "a1", refreshToken: "r1" },
+        target: { kind: "git", hosts: ["github.com"] },
+      });
       await t.store.oauth.markRevoked(id, "refresh refused: bad_refresh_token");
       expect(await t.store.oauth.find(id)).toMatchObject({ state: "revoked", problem: "refresh refused: bad_refresh_token" });
       expect(await t.store.oauth.tokens(id)).toMatchObject({ state: "revoked" });
@@ -163,7 +192,14 @@ export function describeConnections(open: OpenStore): void {
       const acme = await team();
       const zeta = await team("zeta");
       const save = (teamId: number, provider: string) =>
-        t.store.oauth.saveGrant({ teamId, provider, account: "x", scopes: "s", tokens: { accessToken: "t" }, target: provider === "github" ? { kind: "git", hosts: ["github.com"] } : { kind: "wiki", sites: [{ cloudId: `c-${teamId}`, siteUrl: "https://s.test", apiBase: "https://a.test" }] } });
+        t.store.oauth.saveGrant({
+          teamId,
+          provider,
+          account: "x",
+          scopes: "s",
+          tokens: { accessToken: "t" },
+          target: provider === "github" ? { kind: "git", hosts: ["github.com"] } : { kind: "wiki", sites: [{ cloudId: `c-${teamId}`, siteUrl: "https://s.test", apiBase: "https://a.test" }] },
+        });
       await save(zeta, "github");
       await save(acme, "github");
       await save(acme, "atlassian");

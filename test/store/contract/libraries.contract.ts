@@ -88,12 +88,25 @@ export function describeLibraries(open: OpenStore): void {
       await t.store.jobs.finish((await t.store.jobs.claimNext())!.id, null);
       await t.store.libraries.recordServedBranch("/acme/widgets", { name: "old", commit: "abc", fetchedAt: "2026-11-01T00:00:00.000Z" });
       await t.store.libraries.setState("/acme/widgets", "finalized");
-      await t.store.libraries.relocate({ libraryId: "/acme/widgets", sourceUrl: "https://new.test/acme/widgets", sourceKey: "new.test/acme/widgets", branch: "main", teamId: 7, actor: "admin", from: "https://git.example.test/acme/widgets" });
+      await t.store.libraries.relocate({
+        libraryId: "/acme/widgets",
+        sourceUrl: "https://new.test/acme/widgets",
+        sourceKey: "new.test/acme/widgets",
+        branch: "main",
+        teamId: 7,
+        actor: "admin",
+        from: "https://git.example.test/acme/widgets",
+      });
       expect(await t.store.libraries.find("/acme/widgets")).toMatchObject({ sourceUrl: "https://new.test/acme/widgets", sourceKey: "new.test/acme/widgets", branches: [], state: "queued" });
       expect(await t.store.libraries.servedBranches("/acme/widgets")).toEqual([]);
       expect(await t.store.libraries.options("/acme/widgets")).toEqual({ generateDocs: true, branch: "main" });
       expect(await t.store.jobs.claimNext()).toMatchObject({ libraryId: "/acme/widgets", kind: "refresh", payload: { url: "https://new.test/acme/widgets", generateDocs: true, branch: "main", teamId: 7 } });
-      expect((await t.store.audit.list(1))[0]).toMatchObject({ actor: "admin", action: "library.move", subject: "/acme/widgets", details: { from: "https://git.example.test/acme/widgets", to: "https://new.test/acme/widgets", branch: "main" } });
+      expect((await t.store.audit.list(1))[0]).toMatchObject({
+        actor: "admin",
+        action: "library.move",
+        subject: "/acme/widgets",
+        details: { from: "https://git.example.test/acme/widgets", to: "https://new.test/acme/widgets", branch: "main" },
+      });
       expect(await t.store.libraries.bySource("git.example.test/acme/widgets")).toEqual([]);
     });
 
@@ -172,7 +185,11 @@ export function describeLibraries(open: OpenStore): void {
       await t.store.libraries.create(newLibrary("/acme/other"));
       expect(await t.store.versions.list("/acme/widgets")).toEqual([]);
       expect(await t.store.versions.commit("/acme/widgets", "v1")).toBeUndefined();
-      for (const [name, commit] of [["v2", "c2"], ["v1", "c1"], ["v3", "c3"]] as const) {
+      for (const [name, commit] of [
+        ["v2", "c2"],
+        ["v1", "c1"],
+        ["v3", "c3"],
+      ] as const) {
         await t.store.versions.record("/acme/widgets", { name, ref: `refs/tags/${name}`, commit });
         await nextMillisecond();
       }

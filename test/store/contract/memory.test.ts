@@ -18,7 +18,11 @@ it("the in-memory engine imports no SQLite and no module of the SQLite engine, o
   for (const file of files) {
     const text = fs.readFileSync(new URL(file, folder), "utf8");
     const specifiers = [...text.matchAll(/\bfrom\s+["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/g)].map((m) => m[1] ?? m[2]!);
-    for (const specifier of specifiers) expect(ALLOWED.some((pattern) => pattern.test(specifier)), `${file} imports ${specifier}`).toBe(true);
+    for (const specifier of specifiers)
+      expect(
+        ALLOWED.some((pattern) => pattern.test(specifier)),
+        `${file} imports ${specifier}`,
+      ).toBe(true);
     expect(text).not.toMatch(/better-sqlite3|sqlite-vec/);
   }
 });

@@ -17,8 +17,7 @@ export const snippet = (n: number, change: Partial<NewSnippet> = {}): NewSnippet
 });
 
 /** Rows into an open batch. (The search index is fed apart, from published batches: no callback runs inside.) */
-export const append = (store: Store, libraryId: string, version: string, batch: number, rows: NewSnippet[]) =>
-  store.snippets.appendToBatch(libraryId, version, batch, rows);
+export const append = (store: Store, libraryId: string, version: string, batch: number, rows: NewSnippet[]) => store.snippets.appendToBatch(libraryId, version, batch, rows);
 
 /** A batch opened, filled with `rows` and published; its number and the rows' ids. */
 export async function publish(store: Store, libraryId: string, version: string, rows: NewSnippet[]): Promise<{ batch: number; ids: number[] }> {
@@ -82,7 +81,12 @@ export function describeSnippets(open: OpenStore): void {
 
     it("publishing a new batch swaps it in whole and retires the old one, whose rows go chunk by chunk", async () => {
       await library();
-      const old = await publish(t.store, lib, "", [1, 2, 3, 4, 5].map((n) => snippet(n)));
+      const old = await publish(
+        t.store,
+        lib,
+        "",
+        [1, 2, 3, 4, 5].map((n) => snippet(n)),
+      );
       const next = await t.store.snippets.openBatch(lib, "");
       expect(next).not.toBe(old.batch);
       const nextIds = await append(t.store, lib, "", next, [snippet(6), snippet(7)]);
@@ -194,7 +198,15 @@ export function describeSnippets(open: OpenStore): void {
       expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
       const all = pages.flat();
       expect(all.map((s) => s.id)).toEqual([...a.ids, ...b.ids, ...cIds].sort((x, y) => x - y));
-      expect(all.find((s) => s.id === b.ids[0])).toEqual({ id: b.ids[0], libraryId: lib, version: "v2", batch: b.batch, title: "Snippet 3", description: "What snippet 3 shows", content: "content of snippet 3" });
+      expect(all.find((s) => s.id === b.ids[0])).toEqual({
+        id: b.ids[0],
+        libraryId: lib,
+        version: "v2",
+        batch: b.batch,
+        title: "Snippet 3",
+        description: "What snippet 3 shows",
+        content: "content of snippet 3",
+      });
       expect(await t.store.snippets.totals(lib)).toEqual({ n: 2, tokens: 11 + 12 });
       expect(await t.store.snippets.count(lib, "v2")).toBe(1);
     });

@@ -38,8 +38,7 @@ export function apiKeyStore(tables: MemoryTables): ApiKeyStore {
       if (!record || record.revokedAt) throw new LdsError("validation_error", `No active key ${prefix}.`);
       record.revokedAt = now();
     },
-    list: async () =>
-      [...tables.apiKeys.values()].map((k) => ({ prefix: k.prefix, name: k.name, email: tables.users.get(k.userId)!.email, createdAt: k.createdAt, revokedAt: k.revokedAt })),
+    list: async () => [...tables.apiKeys.values()].map((k) => ({ prefix: k.prefix, name: k.name, email: tables.users.get(k.userId)!.email, createdAt: k.createdAt, revokedAt: k.revokedAt })),
   };
 }
 

@@ -87,7 +87,10 @@ export function libraryStore(tables: MemoryTables): LibraryStore {
 export function versionStore(tables: MemoryTables): VersionStore {
   const of = (libraryId: string) => [...(tables.versions.get(libraryId)?.values() ?? [])];
   return {
-    list: async (libraryId) => of(libraryId).sort((a, b) => compare(a.name, b.name)).map(({ name, ref }) => ({ name, ref })),
+    list: async (libraryId) =>
+      of(libraryId)
+        .sort((a, b) => compare(a.name, b.name))
+        .map(({ name, ref }) => ({ name, ref })),
     names: async (libraryId, order = "name") =>
       of(libraryId)
         .sort((a, b) => (order === "name" ? compare(a.name, b.name) : b.tick - a.tick))

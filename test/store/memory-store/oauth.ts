@@ -37,7 +37,17 @@ export function oauthStore(tables: MemoryTables): OAuthStore {
     },
     saveGrant: async (grant) => {
       const id = nextId(tables, "grants");
-      tables.grants.set(id, { id, teamId: grant.teamId, provider: grant.provider, account: grant.account, scopes: grant.scopes, expiresAt: grant.tokens.expiresAt ?? null, state: "active", problem: null, createdAt: now() });
+      tables.grants.set(id, {
+        id,
+        teamId: grant.teamId,
+        provider: grant.provider,
+        account: grant.account,
+        scopes: grant.scopes,
+        expiresAt: grant.tokens.expiresAt ?? null,
+        state: "active",
+        problem: null,
+        createdAt: now(),
+      });
       putTokens(id, grant.tokens);
       const { target, teamId } = grant;
       if (target.kind === "git") {
@@ -46,7 +56,16 @@ export function oauthStore(tables: MemoryTables): OAuthStore {
       } else {
         for (const site of target.sites) {
           dropConnections(tables, (c) => c.teamId === teamId && c.kind === "wiki" && c.cloudId === site.cloudId);
-          insertConnection(tables, { teamId, kind: "wiki", hosts: [], cloudId: site.cloudId, siteUrl: normaliseSiteUrl(site.siteUrl), apiBase: site.apiBase, secretName: `oauth:${id}:wiki:${site.cloudId}`, grantId: id });
+          insertConnection(tables, {
+            teamId,
+            kind: "wiki",
+            hosts: [],
+            cloudId: site.cloudId,
+            siteUrl: normaliseSiteUrl(site.siteUrl),
+            apiBase: site.apiBase,
+            secretName: `oauth:${id}:wiki:${site.cloudId}`,
+            grantId: id,
+          });
         }
       }
       dropOrphanGrants(tables);

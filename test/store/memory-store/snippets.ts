@@ -8,8 +8,7 @@ import { nextId, type MemoryTables } from "./tables.js";
 export type SnippetRecords = Omit<SnippetStore, "tidyIndex">;
 
 export function snippetStore(tables: MemoryTables): SnippetRecords {
-  const batchOf = (libraryId: string, version: string, state: string) =>
-    [...tables.batches.values()].find((b) => b.libraryId === libraryId && b.version === version && b.state === state);
+  const batchOf = (libraryId: string, version: string, state: string) => [...tables.batches.values()].find((b) => b.libraryId === libraryId && b.version === version && b.state === state);
   const liveBatch = (libraryId: string, version: string) => batchOf(libraryId, version, "live")?.batch ?? 0;
   const liveRows = (libraryId: string, version: string) => {
     const batch = liveBatch(libraryId, version);
@@ -83,7 +82,10 @@ export function snippetStore(tables: MemoryTables): SnippetRecords {
     },
     retiredChunk: async (limit) => {
       for (const b of [...tables.batches.values()].filter((x) => x.state === "retired")) {
-        const ids = [...tables.snippets.values()].filter((s) => s.batch === b.batch).map((s) => s.id).slice(0, limit);
+        const ids = [...tables.snippets.values()]
+          .filter((s) => s.batch === b.batch)
+          .map((s) => s.id)
+          .slice(0, limit);
         if (ids.length) return { libraryId: b.libraryId, version: b.version, batch: b.batch, ids };
         // A retired batch with no rows left is forgotten on the way.
         tables.batches.delete(b.batch);

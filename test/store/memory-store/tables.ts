@@ -1,16 +1,4 @@
-import type {
-  AccessPolicy,
-  Admin,
-  AuditEntry,
-  Job,
-  Library,
-  LibraryOptions,
-  NewSnippet,
-  OAuthState,
-  Team,
-  UsageCount,
-  User,
-} from "../../../src/store/records.js";
+import type { AccessPolicy, Admin, AuditEntry, Job, Library, LibraryOptions, NewSnippet, OAuthState, Team, UsageCount, User } from "../../../src/store/records.js";
 
 /**
  * The in-memory engine's records: one Map per kind of record, keyed as the contract looks them up. Every operation

@@ -25,7 +25,10 @@ export function usageStore(tables: MemoryTables): UsageStore {
       }
     },
     read: async (libraryId, fromDay) =>
-      [...tables.usage.values()].filter((u) => u.libraryId === libraryId && u.day >= fromDay).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0)).map((u) => ({ ...u })),
+      [...tables.usage.values()]
+        .filter((u) => u.libraryId === libraryId && u.day >= fromDay)
+        .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
+        .map((u) => ({ ...u })),
     prune: async (beforeDay) => {
       let pruned = 0;
       for (const [key, u] of tables.usage) if (u.day < beforeDay && tables.usage.delete(key)) pruned++;
