@@ -13,6 +13,7 @@ import { arg, fresh } from "./lib/measure.js";
 import { percentile, startServer } from "./lib/start-server.js";
 import { startGitHttpServer } from "./lib/git-http-server.js";
 import { documentTree, WORDS } from "./lib/docs-repo.js";
+import { adminSession } from "./lib/admin-session.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const files = Number(arg("files", "3334"));
@@ -50,15 +51,7 @@ server.stdout.on("data", (data) => {
 });
 
 try {
-  const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "bench", password }) });
-  const cookie = login.headers.get("set-cookie")?.split(";")[0];
-  if (!cookie) throw new Error(`login failed: ${login.status}`);
-  const admin = async (method, route, body) => {
-    const response = await fetch(url + route, { method, headers: { cookie, "content-type": "application/json" }, body: body && JSON.stringify(body) });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const admin = await adminSession(url, "bench", password);
   /** Resolves as soon as the library is finalized with another update than `previousUpdate`; throws when it fails. */
   async function finalized(previousUpdate, of = repo) {
     for (;;) {

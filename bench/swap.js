@@ -14,6 +14,7 @@ import { arg, fresh } from "./lib/measure.js";
 import { percentile, startServer } from "./lib/start-server.js";
 import { startGitHttpServer } from "./lib/git-http-server.js";
 import { documentTree } from "./lib/docs-repo.js";
+import { adminSession } from "./lib/admin-session.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const files = Number(arg("files", "4000"));
@@ -43,15 +44,7 @@ const { url, server } = await startServer(
 const writer = diskWriter ? spawn("node", [path.join(here, "lib", "disk-writer.js"), path.join(here, ".work", "disk-writer"), "15"], { stdio: "inherit" }) : undefined;
 
 try {
-  const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "bench", password }) });
-  const cookie = login.headers.get("set-cookie")?.split(";")[0];
-  if (!cookie) throw new Error(`login failed: ${login.status}`);
-  const admin = async (method, route, body) => {
-    const response = await fetch(url + route, { method, headers: { cookie, "content-type": "application/json" }, body: body && JSON.stringify(body) });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const admin = await adminSession(url, "bench", password);
   await admin("POST", "/api/teams", { name: "bench", plan: "enterprise" });
   await admin("POST", "/api/users", { team: "bench", email: "bench@example.test", role: "owner" });
 

@@ -1,4 +1,4 @@
-import type { AccessPolicy, Admin, AuditEntry, Job, Library, LibraryOptions, NewSnippet, OAuthState, Team, UsageCount, User } from "../../../src/store/records.js";
+import type { AccessPolicy, Admin, AuditEntry, Job, Library, LibraryOptions, NewSnippet, OAuthGrant, OAuthState, Team, UsageCount, User } from "../../../src/store/records.js";
 
 /**
  * The in-memory engine's records: one Map per kind of record, keyed as the contract looks them up. Every operation
@@ -62,17 +62,8 @@ export interface ConnectionRecord {
   createdAt: string;
 }
 
-export interface GrantRecord {
-  id: number;
-  teamId: number;
-  provider: string;
-  account: string;
-  scopes: string;
-  expiresAt: string | null;
-  state: "active" | "revoked";
-  problem: string | null;
-  createdAt: string;
-}
+/** A grant as stored: the listing without where its token may go (kept on its connections). */
+export type GrantRecord = Omit<OAuthGrant, "hosts" | "sites">;
 
 export interface SnippetRecord extends NewSnippet {
   id: number;
