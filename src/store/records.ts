@@ -1,7 +1,7 @@
 /**
  * The records the Store contract (store/store.ts) reads and writes, as every engine hands them over: camelCase,
  * typed fields, no JSON text and no row shape of any database. Each engine maps its own rows to these (the SQLite
- * modules in store/*.ts do, with a small function per record) so that nothing above `store/` knows a column name.
+ * modules in store/sqlite/ do, with a small function per record) so that nothing above `store/` knows a column name.
  */
 
 // ---- Libraries ----

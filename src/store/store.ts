@@ -4,8 +4,9 @@
  * contract only, and every operation answers a Promise, so that a second engine (PostgreSQL, for several replicas)
  * can sit behind it. Transactions stay inside an operation: a caller never holds one open across its own awaits.
  * Its record types are in store/records.ts, values computed from them in store/record-values.ts; this file holds
- * interfaces only. The SQLite engine (store/sqlite-store.ts) implements it over lds.db, mapping its rows to records; work that only SQLite does (migrations,
- * snapshots, checking an archive's database copy) stays in the engine's own modules.
+ * interfaces only. The SQLite engine (store/sqlite/sqlite-store.ts) implements it over lds.db, mapping its rows to
+ * records; ranking is the search index's (index/search-index.ts), and migrations, snapshots and an archive's checks
+ * are engine work (engine/engine.ts). test/store/contract/ fixes what each operation must do, for every engine.
  */
 import type {
   AccessPolicy,
