@@ -138,9 +138,10 @@ export interface SearchIndex {
   /**
    * Once a large batch is live and the replaced one purged: one search of it as a reader's would be, so that what
    * is left of a first search's cost after a change is paid before the library shows finalized. Answers the nearest
-   * snippets' ids (the caller reads their rows); [] when there is nothing to pay. Never rejects.
+   * snippets' ids (the caller reads their rows); [] when there is nothing to pay. Bounded, and ended by `signal`;
+   * never rejects.
    */
-  probe(batch: IndexBatch, snippets: number, probe: IndexProbe): Promise<number[]>;
+  probe(batch: IndexBatch, snippets: number, probe: IndexProbe, signal?: AbortSignal): Promise<number[]>;
   startSearchThreads(settings: SearchThreadSettings, onPart: (made: IndexPartMade) => void): { stop(): Promise<void> };
   /** Have the search threads prepare these batches' parts, largest first, within `budgetBytes`; answers the libraries asked for. */
   warm(candidates: WarmCandidate[], budgetBytes: number): string[];

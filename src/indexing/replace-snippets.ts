@@ -75,7 +75,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   await purgeRetiredBatches(volume);
   // One search of a large new batch as a reader's would be, before the library shows finalized (SearchIndex.probe),
   // and a read of the rows it found: the first real search after a refresh then pays no first-time costs.
-  if (probe) await store.snippets.load(libraryId, version, await volume.index.probe({ libraryId, version, batch }, count, probe)).catch(() => []);
+  if (probe) await store.snippets.load(libraryId, version, await volume.index.probe({ libraryId, version, batch }, count, probe, options.signal)).catch(() => []);
   return count;
 }
 

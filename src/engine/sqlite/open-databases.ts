@@ -82,15 +82,23 @@ export function openDatabases(volume: DataVolume, options: OpenOptions): OpenedD
  */
 export function connectDatabases(volume: DataVolume, key: Buffer, embedder: Embedder): ConnectedDatabases {
   const db = openStore(sqliteFiles(volume).records, { migrate: false, mappedReads: true });
-  const vectors = openVectorIndex(sqliteFiles(volume).vectors, embedder, { mappedReads: true });
-  for (const connection of [db, vectors.db]) connection.pragma("wal_autocheckpoint = 0");
+  let vectors: VectorIndex | undefined;
+  try {
+    vectors = openVectorIndex(sqliteFiles(volume).vectors, embedder, { mappedReads: true });
+    for (const connection of [db, vectors.db]) connection.pragma("wal_autocheckpoint = 0");
+  } catch (err) {
+    vectors?.close();
+    db.close();
+    throw err;
+  }
+  const opened = vectors;
   const store = createSqliteStore(db, key);
   connections.set(store, db);
   return {
     store,
-    index: createSqliteSearchIndex(db, vectors, { store: sqliteFiles(volume).records, vectors: sqliteFiles(volume).vectors }),
+    index: createSqliteSearchIndex(db, opened, { store: sqliteFiles(volume).records, vectors: sqliteFiles(volume).vectors }),
     close() {
-      vectors.close();
+      opened.close();
       db.close();
     },
   };

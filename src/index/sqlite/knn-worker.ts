@@ -150,6 +150,8 @@ export function createVectorSearchWorker(
     },
     async close() {
       const w = worker;
+      // Waits with no timer of their own (warm, warmWords, recountWords) end now, not never.
+      failAll(w, new Error("The search thread was stopped."));
       worker = undefined;
       await w?.terminate();
     },

@@ -8,6 +8,27 @@ import { partitionOf } from "./vector-index.js";
  */
 export const WARM_BOUND_MS = 120_000;
 
+/** @default 10 s: a probe buys speed only, and waits behind the word thread's queue of index builds. */
+export const PROBE_BOUND_MS = 10_000;
+
+/** Wait for `work` at most `boundMs`, or until `signal` aborts; whichever comes first ends the wait (never rejects). */
+async function boundedWait<T>(work: Promise<T>, fallback: T, boundMs: number, signal?: AbortSignal): Promise<T> {
+  if (signal?.aborted) return fallback;
+  let timer: NodeJS.Timeout | undefined;
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<T>((resolve) => {
+    stop = () => resolve(fallback);
+    timer = setTimeout(stop, boundMs);
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+  try {
+    return await Promise.race([work, stopped]);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", stop!);
+  }
+}
+
 /**
  * In the server, before a large batch is published: have the search threads build its word index and its vectors'
  * in-memory copy now, and wait (at most `boundMs`) until both are in place or given up. The first searches after
@@ -22,19 +43,12 @@ export async function prepareBatchParts(threads: VectorSearch | undefined, vecto
   const parts = [threads.warmWords(target)];
   // Vectors being rebuilt for a new embedding provider are not searched: no copy of them.
   if (!vectorsStale) parts.push(threads.warm(partitionOf(target.libraryId, target.version, target.batch)));
-  let timer: NodeJS.Timeout | undefined;
-  let stop: (() => void) | undefined;
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-    timer = setTimeout(resolve, boundMs);
-    signal?.addEventListener("abort", stop, { once: true });
-  });
-  try {
-    await Promise.race([Promise.all(parts), stopped]);
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", stop!);
-  }
+  await boundedWait(
+    Promise.all(parts).then(() => undefined),
+    undefined,
+    boundMs,
+    signal,
+  );
 }
 
 /**
@@ -45,16 +59,26 @@ export async function prepareBatchParts(threads: VectorSearch | undefined, vecto
  * FTS5 forgets when its structure changes (the publication and the purge change it; the word thread counts again
  * those of the words searched lately), and each connection's first reads of the new vectors and rows. Errors are ignored: this is speed, never an answer.
  */
-export async function probeBatch(search: VectorSearch | undefined, vectorsStale: boolean, target: IndexBatch, snippets: number, probe: IndexProbe): Promise<number[]> {
+export async function probeBatch(
+  search: VectorSearch | undefined,
+  vectorsStale: boolean,
+  target: IndexBatch,
+  snippets: number,
+  probe: IndexProbe,
+  signal?: AbortSignal,
+  boundMs = PROBE_BOUND_MS,
+): Promise<number[]> {
   if (!search || snippets < MIN_CACHED_VECTORS) return [];
   const partition = partitionOf(target.libraryId, target.version, target.batch);
-  const [nearest] = await Promise.all([
+  // Bounded and stopped by the job's signal: the recount waits behind the word thread's queued builds (a server's
+  // start warms every large library), and a server stopping must not wait for a probe.
+  const searched = Promise.all([
     vectorsStale ? Promise.resolve([]) : search.nearest(probe.vector, PROBE_DEPTH, partition).catch(() => []),
     probe.words.length ? search.rankWords({ ...target, words: probe.words, depth: PROBE_DEPTH }).catch(() => undefined) : undefined,
     // The IDFs of the words searched lately, which FTS5's changed structure made the word thread forget.
     search.recountWords(),
-  ]);
-  return nearest.map((match) => match.snippetId);
+  ]).then(([nearest]) => nearest.map((match) => match.snippetId));
+  return boundedWait(searched, [], boundMs, signal);
 }
 
 /** As deep as a search ranks (search/rank-snippets.ts). */

@@ -120,8 +120,8 @@ export function createSqliteSearchIndex(db: Database.Database, vectors: VectorIn
     retire(batch) {
       retireBatchParts(threads, batch);
     },
-    probe(batch, snippets, probe) {
-      return probeBatch(threads, vectors.stale, batch, snippets, probe);
+    probe(batch, snippets, probe, signal) {
+      return probeBatch(threads, vectors.stale, batch, snippets, probe, signal);
     },
     warm(candidates, budgetBytes) {
       if (!threads || budgetBytes <= 0 || vectors.stale) return [];
