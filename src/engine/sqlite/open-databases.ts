@@ -47,11 +47,8 @@ export function openDatabases(volume: DataVolume, options: OpenOptions): OpenedD
     }
     moveRenamedLibraryVectors(db, vectors);
     const opened = vectors;
-    const store = createSqliteStore(db, key);
-    connections.set(store, db);
     return {
-      store,
-      index: createSqliteSearchIndex(db, opened, { store: sqliteFiles(volume).records, vectors: sqliteFiles(volume).vectors }),
+      ...bindDatabases(volume, db, opened, key),
       key,
       checkpointInThread: (onFailure) =>
         startCheckpointer(
@@ -61,10 +58,6 @@ export function openDatabases(volume: DataVolume, options: OpenOptions): OpenedD
           ],
           onFailure,
         ),
-      close() {
-        opened.close();
-        db.close();
-      },
     };
   } catch (err) {
     vectors?.close();
@@ -91,14 +84,18 @@ export function connectDatabases(volume: DataVolume, key: Buffer, embedder: Embe
     db.close();
     throw err;
   }
-  const opened = vectors;
+  return bindDatabases(volume, db, vectors, key);
+}
+
+/** The records and the search index over an opened lds.db and vector index, and how to close both. */
+function bindDatabases(volume: DataVolume, db: Database.Database, vectors: VectorIndex, key: Buffer): ConnectedDatabases {
   const store = createSqliteStore(db, key);
   connections.set(store, db);
   return {
     store,
-    index: createSqliteSearchIndex(db, opened, { store: sqliteFiles(volume).records, vectors: sqliteFiles(volume).vectors }),
+    index: createSqliteSearchIndex(db, vectors, { store: sqliteFiles(volume).records, vectors: sqliteFiles(volume).vectors }),
     close() {
-      opened.close();
+      vectors.close();
       db.close();
     },
   };

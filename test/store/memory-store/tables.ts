@@ -1,4 +1,4 @@
-import type { AccessPolicy, Admin, AuditEntry, Job, Library, LibraryOptions, NewSnippet, OAuthGrant, OAuthState, Team, UsageCount, User } from "../../../src/store/records.js";
+import type { AccessPolicy, Admin, AuditEntry, ConnectionListing, Job, Library, LibraryOptions, NewSnippet, OAuthGrant, OAuthState, Team, UsageCount, User } from "../../../src/store/records.js";
 
 /**
  * The in-memory engine's records: one Map per kind of record, keyed as the contract looks them up. Every operation
@@ -48,18 +48,10 @@ export interface MemoryTables {
   snippets: Map<number, SnippetRecord>;
 }
 
-export interface ConnectionRecord {
-  id: number;
-  teamId: number;
-  kind: "git" | "wiki";
-  hosts: string[];
-  cloudId: string | null;
-  siteUrl: string | null;
-  apiBase: string | null;
+/** A connection as stored: its listing, and where its token is sealed. */
+export interface ConnectionRecord extends ConnectionListing {
   /** Where its token is sealed (a pasted token's own secret; an OAuth connection's is its grant's). */
   secretName: string;
-  grantId: number | null;
-  createdAt: string;
 }
 
 /** A grant as stored: the listing without where its token may go (kept on its connections). */
