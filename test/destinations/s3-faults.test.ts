@@ -165,9 +165,10 @@ describe("S3 faults", () => {
     const proxy = await startProxy(server.port);
     const dataDir = await volumeWithBallast(40);
     const destination = createS3Destination({ ...server.settings, endpoint: proxy.endpoint, bucket, prefix: "p", minPartSize: 5 * 1024 * 1024, queueSize: 1 });
-    proxy.downAfterUpload(12 * 1024 * 1024);
-    setTimeout(() => void proxy.up(), 1500);
+    // Down for 1.5 s: longer than the SDK's own retries of a part, shorter than the backup's retries of the abort.
+    proxy.downAfterUpload(12 * 1024 * 1024, 1500);
     await expect(backup({ dataDir, destination })).rejects.toMatchObject({ code: "destination_unreachable" });
+    await proxy.backUp();
     expect(await bucketState(bucket)).toEqual({ objects: [], uploads: [] });
     expect(fs.readdirSync(dataDir).filter((n) => n.startsWith("backup-"))).toEqual([]);
     await proxy.close();
