@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cliActor } from "../../src/ops/actor.js";
 import { removeLibrary } from "../../src/ops/remove-library.js";
 import { replaceLibrarySnippets } from "../../src/indexing/replace-snippets.js";
 import type { Snippet } from "../../src/indexing/snippet.js";
@@ -22,12 +23,14 @@ describe("removing a library", () => {
       await replaceLibrarySnippets(volume, "/big/lib", snippets(30, "pinned"), "v1");
       await replaceLibrarySnippets(volume, "/other/lib", snippets(5, "other"));
 
-      expect(await removeLibrary(volume, "/big/lib")).toEqual({ snippets: 1231 });
+      expect(await removeLibrary(volume, cliActor("tester"), "/big/lib")).toEqual({ snippets: 1231 });
       expect(count("SELECT count(*) FROM snippets WHERE library_id = '/big/lib'")).toBe(0);
       expect(count("SELECT count(*) FROM snippet_batches WHERE library_id = '/big/lib'")).toBe(0);
       expect(count("SELECT count(*) FROM libraries WHERE id = '/big/lib'")).toBe(0);
       expect(await volume.store.snippets.count("/other/lib")).toBe(5);
       expect(vectorsOf(volume).count()).toBe(5);
+      const [logged] = await volume.store.audit.list(1);
+      expect(logged).toMatchObject({ actor: "cli:tester", action: "library.remove", subject: "/big/lib", details: { snippets: 1231 } });
     } finally {
       volume.close();
     }
@@ -40,9 +43,9 @@ describe("removing a library", () => {
       await replaceLibrarySnippets(volume, "/busy/lib", snippets(20, "served"));
       // A job for a pinned version counts too: it would write into a library that is gone.
       dbOf(volume).prepare("INSERT INTO jobs (library_id, kind, state, payload) VALUES ('/busy/lib', 'ingest', 'queued', '{\"version\":\"v2\"}')").run();
-      await expect(removeLibrary(volume, "/busy/lib")).rejects.toMatchObject({ code: "library_busy" });
+      await expect(removeLibrary(volume, cliActor("tester"), "/busy/lib")).rejects.toMatchObject({ code: "library_busy" });
       expect(await volume.store.snippets.count("/busy/lib")).toBe(20);
-      await expect(removeLibrary(volume, "/no/such")).rejects.toMatchObject({ code: "library_not_found" });
+      await expect(removeLibrary(volume, cliActor("tester"), "/no/such")).rejects.toMatchObject({ code: "library_not_found" });
     } finally {
       volume.close();
     }
