@@ -24,7 +24,11 @@ export async function removeLibrary(volume: OpenVolume, actor: Actor, libraryId:
   let snippets = 0;
   for (const version of await store.snippets.versions(libraryId)) {
     snippets += await store.snippets.count(libraryId, version);
+    const replaced = await store.snippets.liveBatch(libraryId, version);
     await store.snippets.publishBatch(libraryId, version, await store.snippets.openBatch(libraryId, version));
+    // As after any publication (indexing/replace-snippets.ts): the search threads drop the emptied batch's in-memory
+    // parts (vector copy, word index) now, not at their sweep a minute later.
+    volume.index.retire({ libraryId, version, batch: replaced });
   }
   await purgeRetiredBatches(volume);
   await volume.index.removeLibrary(libraryId, await store.libraries.remove(libraryId));
