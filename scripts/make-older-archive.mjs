@@ -14,8 +14,11 @@ import { putSecret } from "../dist/store/sqlite/secrets-table.js";
 import { loadVectorExtension } from "../dist/index/sqlite/vector-index.js";
 import { createHashingEmbedder } from "../dist/vectors/embedder.js";
 import { dataVolume } from "../dist/config/data-volume.js";
-import { snapshotVolume } from "../dist/snapshot/snapshot-volume.js";
+import { chooseEngine } from "../dist/engine/choose-engine.js";
+import { copyRecordsAndKey, layOutSnapshot } from "../dist/snapshot/snapshot-volume.js";
 import { archiveStream, writeManifest } from "../dist/archive/write-archive.js";
+import { ARCHIVE_FILES, MANIFEST_PATH } from "../dist/archive/manifest.js";
+import { hashFileSync } from "../dist/util/files.js";
 import { pipeline } from "node:stream/promises";
 
 const output = path.resolve(process.argv[2] ?? "fixtures/archives/lds-0.1.0-schema2.tar");
@@ -53,9 +56,22 @@ texts.forEach((t, i) => {
 vectors.close();
 db.close();
 
+// Today's online snapshot copies the databases; describing the copy is done here, as 0.1.0 did: the engine's own
+// description reads today's schema (snippet batches), which a schema 2 database does not have.
 const staging = fs.mkdtempSync(path.join(root, "backup-staging-"));
-const snapshot = await snapshotVolume(volume, staging);
-await writeManifest(snapshot, new Date("2026-10-01T12:00:00Z"), "0.1.0");
+await layOutSnapshot(volume, staging);
+await chooseEngine(volume).snapshotVectors(volume, path.join(staging, ARCHIVE_FILES.vectors), { yieldToRequests: false, onPinned: () => {} });
+await copyRecordsAndKey(volume, staging);
+const copy = new Database(path.join(staging, ARCHIVE_FILES.db), { readonly: true });
+const libraries = copy.prepare("SELECT l.id, l.title, l.state, (SELECT count(*) FROM snippets s WHERE s.library_id = l.id) AS snippets FROM libraries l ORDER BY l.id").all();
+const partial = copy.prepare("SELECT id FROM libraries WHERE state IN ('fetching','parsing','embedding') UNION SELECT library_id FROM jobs WHERE state = 'running' ORDER BY 1").pluck().all();
+copy.close();
+// The manifest lists each staged file with its size and hash, in archive order (as ops/backup.ts writes it).
+const files = Object.values(ARCHIVE_FILES).map((rel) => ({ path: rel, ...hashFileSync(path.join(staging, rel)) }));
+const manifest = await writeManifest({ dir: staging, schemaVersion: 2, libraries, partial, canaries: [] }, new Date("2026-10-01T12:00:00Z"), files, "0.1.0");
+// 0.1.0 wrote format 1, which has no canaries (a restore drill of such an archive has none to rerun).
+const { canaries: _none, ...format1 } = { ...manifest, formatVersion: 1 };
+fs.writeFileSync(path.join(staging, MANIFEST_PATH), JSON.stringify(format1, null, 2) + "\n", { mode: 0o600 });
 fs.mkdirSync(path.dirname(output), { recursive: true });
 await pipeline(archiveStream(staging, false), fs.createWriteStream(output, { mode: 0o600 }));
 fs.rmSync(root, { recursive: true, force: true });

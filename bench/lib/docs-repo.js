@@ -5,7 +5,12 @@ export const WORDS =
     " ",
   );
 
-/** One Markdown file of the repository; `edition` changes its words (a new commit to re-ingest). */
+/**
+ * One Markdown file of the repository; `edition` changes its words (a new commit to re-ingest).
+ * @param {number} n
+ * @param {number} [edition]
+ * @returns {string}
+ */
 export function document(n, edition = 0) {
   let seed = n * 7919 + edition * 104729;
   const word = () => WORDS[(seed = (seed * 1103515245 + 12345) % 2147483648) % WORDS.length];
@@ -27,8 +32,14 @@ export function document(n, edition = 0) {
   return parts.join("\n");
 }
 
-/** The repository's files: path → content. */
+/**
+ * The repository's files: path → content.
+ * @param {number} files
+ * @param {number} [edition]
+ * @returns {Record<string, string>}
+ */
 export function documentTree(files, edition = 0) {
+  /** @type {Record<string, string>} */
   const tree = {};
   for (let i = 0; i < files; i++) tree[`docs/part-${Math.floor(i / 100)}/guide-${i}.md`] = document(i, edition);
   return tree;

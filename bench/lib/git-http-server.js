@@ -10,6 +10,7 @@ import path from "node:path";
 const BACKEND = "/usr/lib/git-core/git-http-backend";
 const IDENTITY = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
 
+/** @param {string} token the password (after any user name) that Basic credentials must carry for a private repository */
 export async function startGitHttpServer(token) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "lds-git-root-"));
   const requests = [];

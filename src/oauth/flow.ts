@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { LdsError } from "../errors.js";
+import type { NewGrant } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { OAuthFailure, type OAuthFailureReason } from "./failure.js";
 import { ProviderRefusal } from "./http.js";
@@ -34,12 +35,12 @@ export interface CallbackQuery {
   error_description?: string;
 }
 
-/** What a callback connected. */
-export interface Connected {
-  provider: ProviderKind;
-  teamId: number;
-  account: string;
-  grantId: number;
+/**
+ * What a callback authorized: the grant to store (with its tokens) and the admin who started the flow. Storing it
+ * is the use case's (ops/oauth-connections.ts), which audit-logs it with the admin as the actor.
+ */
+export interface Authorized {
+  grant: NewGrant & { provider: ProviderKind };
   startedBy: string;
 }
 
@@ -51,11 +52,11 @@ export interface NotConnected {
 
 /**
  * The provider's redirect back: the state must be one we issued, unused and fresh (else nothing is sent
- * anywhere); a denied consent is reported as such; the code is exchanged with the verifier, the account and what
- * it reaches are read, and the grant is stored. Answers what was connected, or why nothing was (every LdsError is
- * answered, not thrown, with the provider it concerns, so that the caller can report it by codes).
+ * anywhere); a denied consent is reported as such; the code is exchanged with the verifier, and the account and
+ * what it reaches are read. Answers the grant to store, or why there is none (every LdsError is answered, not
+ * thrown, with the provider it concerns, so that the caller can report it by codes).
  */
-export async function finishAuthorization(store: Store, query: CallbackQuery): Promise<{ connected: Connected } | { failed: NotConnected }> {
+export async function finishAuthorization(store: Store, query: CallbackQuery): Promise<{ authorized: Authorized } | { failed: NotConnected }> {
   const pending = query.state ? await store.oauth.takeState(query.state) : undefined;
   if (!pending || !isProviderKind(pending.provider)) {
     const error = new LdsError("oauth_state_invalid", "This authorization is unknown, was already used, or is older than 10 minutes; nothing was connected.", {
@@ -65,15 +66,15 @@ export async function finishAuthorization(store: Store, query: CallbackQuery): P
   }
   const kind = pending.provider;
   try {
-    const { account, grantId } = await connect(store, kind, pending, query);
-    return { connected: { provider: kind, teamId: pending.teamId, account, grantId, startedBy: pending.startedBy } };
+    const grant = await authorize(store, kind, pending, query);
+    return { authorized: { grant, startedBy: pending.startedBy } };
   } catch (err) {
     if (err instanceof LdsError) return { failed: { error: err, provider: kind } };
     throw err;
   }
 }
 
-async function connect(store: Store, kind: ProviderKind, pending: { teamId: number; verifier: string; redirectUri: string }, query: CallbackQuery): Promise<{ account: string; grantId: number }> {
+async function authorize(store: Store, kind: ProviderKind, pending: { teamId: number; verifier: string; redirectUri: string }, query: CallbackQuery): Promise<Authorized["grant"]> {
   const provider = providerOf(kind);
   if (query.error) {
     const denied = query.error === "access_denied";
@@ -85,8 +86,7 @@ async function connect(store: Store, kind: ProviderKind, pending: { teamId: numb
   try {
     const tokens = await provider.exchange(config, clientSecret, { code: query.code, verifier: pending.verifier, redirectUri: pending.redirectUri });
     const { account, target } = await provider.identify(config, tokens.accessToken);
-    const grantId = await store.oauth.saveGrant({ teamId: pending.teamId, provider: kind, account, scopes: tokens.scopes, tokens, target });
-    return { account, grantId };
+    return { teamId: pending.teamId, provider: kind, account, scopes: tokens.scopes, tokens, target };
   } catch (err) {
     throw asOAuthFailure(provider.name, err);
   }

@@ -37,7 +37,10 @@ export async function usableProvider(store: Store, kind: ProviderKind): Promise<
 }
 
 /** Save an operator's settings; `clientSecret` given is sealed, "" removes it, undefined keeps it. */
-export async function saveProviderConfig(store: Store, kind: ProviderKind, update: Partial<ProviderConfig> & { clientSecret?: string }): Promise<void> {
+/** The settings a PUT changes: those it names; `clientSecret: ""` removes the secret. */
+export type ProviderConfigPatch = Partial<ProviderConfig> & { clientSecret?: string };
+
+export async function saveProviderConfig(store: Store, kind: ProviderKind, update: ProviderConfigPatch): Promise<void> {
   const { clientSecret, ...settings } = update;
   const current = await loadProviderConfig(store, kind);
   const next: ProviderConfig = {

@@ -1,11 +1,11 @@
 import { LdsError } from "../errors.js";
-import { disconnectGrant } from "../oauth/disconnect.js";
 import type { ConnectionListing, Team } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { recordAccountChange } from "./account-audit.js";
 import type { Actor } from "./actor.js";
+import { forgetGrant } from "./oauth-connections.js";
 
-// Connections made with a pasted token (OAuth ones are made by the dashboard's Connect: oauth/flow.ts). The token
+// Connections made with a pasted token (OAuth ones are made by the dashboard's Connect: oauth-connections.ts). The token
 // is sealed by the store and never reaches the audit log: the record says where it may be sent.
 
 /** A team's git account, valid for repositories on `hosts` only. */
@@ -38,8 +38,7 @@ export async function removeConnection(store: Store, actor: Actor, connectionId:
   let disconnected: RemovedConnection["disconnected"];
   if (connection.grantId === null) await store.connections.removePasted(connection.id);
   else {
-    const result = await disconnectGrant(store, connection.grantId);
-    disconnected = { revokedAtProvider: result.revokedAtProvider, note: result.note };
+    disconnected = await forgetGrant(store, connection.grantId);
   }
   await recordAccountChange(store, actor, "connection.disconnect", `connection:${connection.id}`, {
     kind: connection.kind,

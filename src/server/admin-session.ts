@@ -24,8 +24,3 @@ export function requireAdmin(store: Store) {
     request.admin = admin;
   };
 }
-
-/** An admin's change, in the audit log under the admin's name (`admin:<username>`): one wording for every route. */
-export function auditAdmin(store: Store, username: string, action: string, subject: string, details: Record<string, unknown> = {}): Promise<void> {
-  return store.audit.record({ actor: `admin:${username}`, action, subject, details });
-}

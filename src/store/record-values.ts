@@ -10,6 +10,14 @@ export function servedBranch(library: Pick<Library, "branches">): string | undef
   return library.branches[0]?.name;
 }
 
+/**
+ * A library id already in use: creating another library under it changes nothing. The use cases look before they
+ * create (and name the library's source: ops/submit-repository.ts); this answers the race they cannot see.
+ */
+export function libraryIdTaken(libraryId: string): LdsError {
+  return new LdsError("source_conflict", `A library ${libraryId} already exists; nothing was created.`, { hint: "Submit again: the existing library is then refreshed or named." });
+}
+
 /** A library one of whose jobs waits or runs cannot be removed: the job would write into a library that is gone. */
 export function libraryBusy(libraryId: string): LdsError {
   return new LdsError("library_busy", `${libraryId} is being processed; it can be removed when its job has finished.`, {

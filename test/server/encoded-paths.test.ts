@@ -92,7 +92,7 @@ describe("every route is checked on the route it reaches, however its path is sp
 
   it("every state-changing admin route refuses another site (by Origin and by Sec-Fetch-Site) with the admin's cookie, in every spelling, and nothing runs", async () => {
     const evil = `http://127.0.0.1:${Number(new URL(server.url).port) + 1}`;
-    const crossSite = [{ origin: evil }, { "sec-fetch-site": "same-site" }, { "sec-fetch-site": "cross-site", origin: "https://attacker.example" }];
+    const crossSite: Array<Record<string, string>> = [{ origin: evil }, { "sec-fetch-site": "same-site" }, { "sec-fetch-site": "cross-site", origin: "https://attacker.example" }];
     const admitted: string[] = [];
     // Logout last: on 0.7.10 it got through and ended the session, which hid what the other routes let through.
     const stateChanging = routes.filter((r) => !PUBLIC_API.test(r.url) && STATE_CHANGING.has(r.method));

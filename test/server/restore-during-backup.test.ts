@@ -151,7 +151,7 @@ describe("a restore staged while a backup runs (issue 39, item 6)", () => {
     expect(out.match(/Waiting for lds backup/g)!.length).toBeGreaterThan(1);
     expect(out.indexOf("Applied the staged restore")).toBeGreaterThan(waiting);
     const backup = await cli;
-    expect(backup.exitCode, backup.stderr).toBe(0);
+    expect(backup.exitCode, String(backup.stderr)).toBe(0);
     expect(fs.readdirSync(to).filter((n) => n.endsWith(".tar"))).toHaveLength(1);
     expect(libraryIds(dataDir)).toEqual(["/restored/lib"]);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);

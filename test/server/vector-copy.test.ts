@@ -25,8 +25,7 @@ async function bigLibrary(dataDir: string, count: number): Promise<void> {
       language: null,
       content: `${Array.from({ length: 12 }, word).join(" ")} unique${i} token${i % 911}`,
       sourcePath: `docs/${i % 50}.md`,
-      tokens: 30,
-      pageTitle: null,
+      anchor: null,
     }));
     await replaceLibrarySnippets(volume, "/big/lib", snippets);
   } finally {

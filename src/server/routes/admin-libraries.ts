@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { GitUrlPolicy } from "../../config/git-settings.js";
 import { LdsError } from "../../errors.js";
+import { adminActor } from "../../ops/actor.js";
 import type { JobRunner } from "../../ops/job-runner.js";
 import { operatorCallerFor, operatorCallerForLibrary } from "../../ops/operator-caller.js";
 import { refreshLibrary } from "../../ops/refresh-library.js";
@@ -8,7 +9,7 @@ import { removeLibrary } from "../../ops/remove-library.js";
 import { submitRepository, type RepositorySubmission } from "../../ops/submit-repository.js";
 import { summarise } from "../../search/library-summary.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { auditAdmin, requireAdmin } from "../admin-session.js";
+import { requireAdmin } from "../admin-session.js";
 import type { AdminLibrary, LibraryListing, LibraryRemoved, RefreshStarted, SubmissionAnswer } from "../api-types.js";
 import { REPOSITORY_FIELDS } from "./submissions.js";
 
@@ -107,8 +108,7 @@ export const adminLibraryRoutes: FastifyPluginAsync<AdminLibraryOptions> = async
     "/api/libraries",
     { schema: { querystring: { type: "object", required: ["id"], properties: { id: { type: "string", minLength: 1, maxLength: 500 } } } } },
     async (request): Promise<LibraryRemoved> => {
-      const removed = await removeLibrary(volume, request.query.id);
-      await auditAdmin(store, request.admin!.username, "library.remove", request.query.id, removed);
+      const removed = await removeLibrary(volume, adminActor(request.admin!.username), request.query.id);
       request.log.warn({ library: request.query.id, by: request.admin!.username }, "library removed");
       return { removed: request.query.id, ...removed };
     },

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { LdsError } from "../../errors.js";
-import { loadProviderConfig, saveProviderConfig, usableProvider } from "../../oauth/provider-config.js";
-import { CALLBACK_PATH, finishAuthorization, startAuthorization, type CallbackQuery } from "../../oauth/flow.js";
+import { loadProviderConfig, usableProvider } from "../../oauth/provider-config.js";
+import { CALLBACK_PATH, startAuthorization, type CallbackQuery } from "../../oauth/flow.js";
 import { isProviderKind, PROVIDERS, providerOf, type ProviderKind } from "../../oauth/providers.js";
 import { OAuthFailure } from "../../oauth/failure.js";
-import { disconnectGrant } from "../../oauth/disconnect.js";
 import { grantAccessToken } from "../../oauth/tokens.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
-import { auditAdmin, requireAdmin } from "../admin-session.js";
+import { adminActor } from "../../ops/actor.js";
+import { changeProviderSettings, connectOAuthAccount, disconnectOAuthGrant } from "../../ops/oauth-connections.js";
+import { requireAdmin } from "../admin-session.js";
 import { connectOutcomes } from "../connect-outcomes.js";
 import type { AuthorizationStarted, BrowseListing, ConnectedAccount, ConnectionListing, Disconnected, ProviderListing, ProviderSettings } from "../api-types.js";
 
@@ -36,10 +37,9 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
   app.get<{ Querystring: CallbackQuery }>(CALLBACK_PATH, async (request, reply) => {
     const back = new URLSearchParams();
     try {
-      const result = await finishAuthorization(store, request.query);
+      const result = await connectOAuthAccount(store, request.query);
       if ("connected" in result) {
         const done = result.connected;
-        await auditAdmin(store, done.startedBy, "connection.connect", `team:${done.teamId}`, { provider: done.provider, account: done.account });
         request.log.info({ provider: done.provider, team: done.teamId, account: done.account }, "account connected");
         back.set("connected", outcomes.remember({ provider: done.provider, teamId: done.teamId, account: done.account }));
       } else {
@@ -86,8 +86,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
       },
       async (request): Promise<ProviderSettings> => {
         const kind = kindOf(request.params.kind);
-        await saveProviderConfig(store, kind, request.body);
-        await auditAdmin(store, request.admin!.username, "oauth.provider", kind, { clientId: request.body.clientId ?? null, secretChanged: request.body.clientSecret !== undefined });
+        await changeProviderSettings(store, adminActor(request.admin!.username), kind, request.body);
         return loadProviderConfig(store, kind);
       },
     );
@@ -119,9 +118,7 @@ export const oauthRoutes: FastifyPluginAsync<{ volume: OpenVolume }> = async (ap
     });
 
     admin.delete<{ Params: { id: string } }>("/api/connections/:id", async (request): Promise<Disconnected> => {
-      const result = await disconnectGrant(store, Number(request.params.id));
-      await auditAdmin(store, request.admin!.username, "connection.disconnect", `connection:${request.params.id}`, result);
-      return result;
+      return disconnectOAuthGrant(store, adminActor(request.admin!.username), Number(request.params.id));
     });
   });
 };

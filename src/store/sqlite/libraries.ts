@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { recordAudit } from "./audit.js";
 import { enqueueJob, hasAnyPendingJob } from "./jobs.js";
 import { getSetting, setSetting } from "./settings.js";
-import { libraryBusy } from "../record-values.js";
+import { libraryBusy, libraryIdTaken } from "../record-values.js";
 import type { BranchRecord, JobKind, JobPayload, Library, LibraryMove, LibraryOptions, LibraryState, NewLibrary } from "../records.js";
 
 /** A row of `libraries` as stored: `branches` is JSON text, `private` 0 or 1. */
@@ -61,20 +61,27 @@ export function librariesBySource(db: Database.Database, sourceKey: string): Lib
   return (db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE source_key = ? ORDER BY id`).all(sourceKey) as LibraryRow[]).map(toLibrary);
 }
 
-/** Create a library, its source fixed from now on (only `moveLibrary` changes it). */
+/** Create a library, its source fixed from now on (only `moveLibrary` changes it); source_conflict if the id is taken. */
 export function insertLibrary(db: Database.Database, lib: NewLibrary): void {
-  db.prepare(
-    `INSERT INTO libraries (id, team_id, title, description, source, source_url, source_key, private, owner_user_id, state)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')`,
-  ).run(lib.id, lib.teamId, lib.title, lib.description ?? "", lib.source, lib.sourceUrl, lib.sourceKey, lib.private ? 1 : 0, lib.ownerUserId);
+  try {
+    db.prepare(
+      `INSERT INTO libraries (id, team_id, title, description, source, source_url, source_key, private, owner_user_id, state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')`,
+    ).run(lib.id, lib.teamId, lib.title, lib.description ?? "", lib.source, lib.sourceUrl, lib.sourceKey, lib.private ? 1 : 0, lib.ownerUserId);
+  } catch (err) {
+    if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw libraryIdTaken(lib.id);
+    throw err;
+  }
 }
 
+const optionsKey = (id: string) => `library.options:${id}`;
+
 export function libraryOptions(db: Database.Database, id: string): LibraryOptions {
-  return JSON.parse(getSetting(db, `library.options:${id}`) ?? "{}") as LibraryOptions;
+  return JSON.parse(getSetting(db, optionsKey(id)) ?? "{}") as LibraryOptions;
 }
 
 export function setLibraryOptions(db: Database.Database, id: string, options: LibraryOptions): void {
-  setSetting(db, `library.options:${id}`, JSON.stringify(options));
+  setSetting(db, optionsKey(id), JSON.stringify(options));
 }
 
 export function servedBranchRecords(db: Database.Database, libraryId: string): BranchRecord[] {
@@ -135,7 +142,7 @@ export function relocateLibrary(db: Database.Database, key: Buffer, move: Librar
 
 /**
  * Delete a library and everything of it (snippets and their full-text rows, versions, jobs and the git tokens they
- * waited with, usage counters), all or nothing; library_busy while a job of it waits or runs. Answers the snippet ids, whose vectors the
+ * waited with, usage counters, the options it was submitted with), all or nothing; library_busy while a job of it waits or runs. Answers the snippet ids, whose vectors the
  * caller removes next: vectors without snippets are invisible to readers, so that order is safe after a crash.
  */
 export function removeLibrary(db: Database.Database, libraryId: string): number[] {
@@ -148,6 +155,8 @@ export function removeLibrary(db: Database.Database, libraryId: string): number[
       const dropToken = db.prepare("DELETE FROM secrets WHERE name = ?");
       for (const id of jobIds) dropToken.run(`job:${id}:gitToken`);
       db.prepare("DELETE FROM library_usage WHERE library_id = ?").run(libraryId);
+      // Options are a setting, not a row of the library: a library created again under this id starts without them.
+      db.prepare("DELETE FROM settings WHERE key = ?").run(optionsKey(libraryId));
       db.prepare("DELETE FROM libraries WHERE id = ?").run(libraryId);
       return snippetIds;
     })

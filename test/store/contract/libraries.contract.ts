@@ -44,7 +44,10 @@ export function describeLibraries(open: OpenStore): void {
       expect((await t.store.libraries.list()).map((l) => l.id)).toEqual(["/zeta/lib", "/~team-1/private"]);
       expect((await t.store.libraries.bySource("git.example.test/zeta/lib")).map((l) => l.id)).toEqual(["/zeta/lib", "/~team-1/private"]);
       expect(await t.store.libraries.bySource("elsewhere")).toEqual([]);
-      await expect(t.store.libraries.create(newLibrary("/zeta/lib"))).rejects.toThrow();
+      // An id taken: refused with the code the use cases answer for it (409), and the library is left as it was.
+      const before = await t.store.libraries.find("/zeta/lib");
+      await expectLdsError(t.store.libraries.create(newLibrary("/zeta/lib", { title: "other", sourceUrl: "https://elsewhere.test/zeta/lib", sourceKey: "elsewhere.test/zeta/lib" })), "source_conflict");
+      expect(await t.store.libraries.find("/zeta/lib")).toEqual(before);
       expect(await t.store.libraries.list()).toHaveLength(2);
     });
 
@@ -59,9 +62,11 @@ export function describeLibraries(open: OpenStore): void {
 
     it("createWithJob is all or nothing: over an existing library it fails and queues no job", async () => {
       await t.store.libraries.create(newLibrary("/acme/widgets"));
-      await expect(t.store.libraries.createWithJob(newLibrary("/acme/widgets"), { branch: "x" }, { url: "u" }, "tok")).rejects.toThrow();
+      const before = await t.store.libraries.find("/acme/widgets");
+      await expectLdsError(t.store.libraries.createWithJob(newLibrary("/acme/widgets", { title: "other" }), { branch: "x" }, { url: "u" }, "tok"), "source_conflict");
       expect(await t.store.jobs.hasQueued()).toBe(false);
       expect(await t.store.libraries.options("/acme/widgets")).toEqual({});
+      expect(await t.store.libraries.find("/acme/widgets")).toEqual(before);
     });
 
     it("options are {} for a library submitted without any", async () => {
@@ -150,6 +155,17 @@ export function describeLibraries(open: OpenStore): void {
       expect(await t.store.usage.read("/acme/widgets", "2000-01-01")).toEqual([]);
       expect(await t.store.jobs.hasAnyPending("/acme/widgets")).toBe(false);
       expect((await t.store.libraries.list()).map((l) => l.id)).toEqual(["/acme/kept"]);
+    });
+
+    it("remove takes the library's options with it: a library created again under its id has none", async () => {
+      await t.store.libraries.createWithJob(newLibrary("/acme/widgets"), { branch: "dev", generateDocs: true }, { url: "u" });
+      await t.store.jobs.finish((await t.store.jobs.claimNext())!.id, null);
+      await t.store.libraries.remove("/acme/widgets");
+      await t.store.libraries.create(newLibrary("/acme/widgets"));
+      expect(await t.store.libraries.options("/acme/widgets")).toEqual({});
+      await t.store.libraries.remove("/acme/widgets");
+      await t.store.libraries.createWithJob(newLibrary("/acme/widgets"), null, { url: "u" });
+      expect(await t.store.libraries.options("/acme/widgets")).toEqual({});
     });
 
     it("hands out copies: changing a record read does not change what is stored", async () => {

@@ -1,5 +1,4 @@
-import { LdsError } from "../../../src/errors.js";
-import { libraryBusy } from "../../../src/store/record-values.js";
+import { libraryBusy, libraryIdTaken } from "../../../src/store/record-values.js";
 import type { Library, LibraryState, NewLibrary } from "../../../src/store/records.js";
 import type { LibraryStore, VersionStore } from "../../../src/store/store.js";
 import { recordAudit } from "./usage-audit.js";
@@ -12,7 +11,7 @@ const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 export function libraryStore(tables: MemoryTables): LibraryStore {
   const insert = (lib: NewLibrary) => {
-    if (tables.libraries.has(lib.id)) throw new LdsError("validation_error", `A library ${lib.id} already exists.`);
+    if (tables.libraries.has(lib.id)) throw libraryIdTaken(lib.id);
     tables.libraries.set(lib.id, {
       id: lib.id,
       teamId: lib.teamId,
