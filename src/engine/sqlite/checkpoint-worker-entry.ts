@@ -10,11 +10,17 @@ const connections = files.map((file) => {
   return db;
 });
 
-const timer = setInterval(() => {
+const checkpointAll = () => {
   for (const db of connections) db.pragma("wal_checkpoint(PASSIVE)");
-}, intervalMs);
+};
+const timer = setInterval(checkpointAll, intervalMs);
 
 parentPort!.on("message", (message: string) => {
+  if (message === "now") {
+    checkpointAll();
+    parentPort!.postMessage("checkpointed");
+    return;
+  }
   if (message !== "stop") return;
   clearInterval(timer);
   for (const db of connections) db.close();

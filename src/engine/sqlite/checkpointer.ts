@@ -8,6 +8,12 @@ const ENTRY = builtModule(import.meta.url, "./checkpoint-worker-entry.js");
 const AUTO_CHECKPOINT_PAGES = 1000;
 
 export interface Checkpointer {
+  /**
+   * Checkpoint both files now and resolve when done (or at once when the thread is gone): a large batch's pages are
+   * then in the database files before its first searches, whose connections would otherwise map the files again when
+   * a later checkpoint grows them (every page they touch faulting in anew).
+   */
+  now(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,7 +41,20 @@ export function startCheckpointer(databases: Array<{ db: Database.Database; file
     if (code !== 0 || !stopping) fallBack(new Error(`the checkpoint worker exited with code ${code}`));
   });
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  // Requests for a checkpoint now, answered in order by the thread (it answers each "now" once it has checkpointed).
+  const waiting: Array<() => void> = [];
+  worker.on("message", (message: string) => {
+    if (message === "checkpointed") waiting.shift()?.();
+  });
+  void exited.then(() => waiting.splice(0).forEach((resolve) => resolve()));
   return {
+    now() {
+      if (failed || stopping) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        worker.postMessage("now");
+      });
+    },
     async close() {
       stopping = true;
       worker.postMessage("stop");

@@ -9,7 +9,7 @@ import type { Store } from "../../store/store.js";
 import { getSetting, setSetting } from "../../store/sqlite/settings.js";
 import { librarySnippetIds, markVectorsMoved, redirectsWithVectorsToMove } from "../../store/sqlite/library-redirects.js";
 import type { Embedder } from "../../vectors/embedder.js";
-import { createSqliteSearchIndex } from "../../index/sqlite/sqlite-search-index.js";
+import { createSqliteSearchIndex, type SqliteSearchIndex } from "../../index/sqlite/sqlite-search-index.js";
 import { openVectorIndex, renamedPartition, type VectorIndex } from "../../index/sqlite/vector-index.js";
 import type { ConnectedDatabases, OpenedDatabases, OpenOptions } from "../engine.js";
 import { startCheckpointer } from "./checkpointer.js";
@@ -47,17 +47,27 @@ export function openDatabases(volume: DataVolume, options: OpenOptions): OpenedD
     }
     moveRenamedLibraryVectors(db, vectors);
     const opened = vectors;
+    const bound = bindDatabases(volume, db, opened, key);
     return {
-      ...bindDatabases(volume, db, opened, key),
+      ...bound,
       key,
-      checkpointInThread: (onFailure) =>
-        startCheckpointer(
+      checkpointInThread(onFailure) {
+        const checkpointer = startCheckpointer(
           [
             { db, file: sqliteFiles(volume).records },
             { db: opened.db, file: sqliteFiles(volume).vectors },
           ],
           onFailure,
-        ),
+        );
+        // A large batch's probe checkpoints first (prepare-batch.ts says why).
+        bound.index.useCheckpoint(checkpointer.now);
+        return {
+          async close() {
+            bound.index.useCheckpoint(undefined);
+            await checkpointer.close();
+          },
+        };
+      },
     };
   } catch (err) {
     vectors?.close();
@@ -88,7 +98,7 @@ export function connectDatabases(volume: DataVolume, key: Buffer, embedder: Embe
 }
 
 /** The records and the search index over an opened lds.db and vector index, and how to close both. */
-function bindDatabases(volume: DataVolume, db: Database.Database, vectors: VectorIndex, key: Buffer): ConnectedDatabases {
+function bindDatabases(volume: DataVolume, db: Database.Database, vectors: VectorIndex, key: Buffer): ConnectedDatabases & { index: SqliteSearchIndex } {
   const store = createSqliteStore(db, key);
   connections.set(store, db);
   return {

@@ -24,15 +24,21 @@ interface Request {
   warmWords?: WordIndexTarget;
   retire?: string;
   recount?: boolean;
+  touch?: string;
 }
 
 /** Answer once a copy or index asked for ahead of its searches is in place or given up (the ingestion waits for it). */
-const whenWarm = (id: number, warming: Promise<void> | undefined) => void (warming ?? Promise.resolve()).then(() => parentPort!.postMessage({ id, result: null }));
+const whenWarm = (id: number, warming: Promise<void> | undefined) =>
+  void (warming ?? Promise.resolve())
+    // Speed only: a preparation that fails must not stop the thread (an unhandled rejection would).
+    .catch(() => {})
+    .then(() => parentPort!.postMessage({ id, result: null }));
 
-parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords, retire, recount }: Request) => {
+parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords, retire, recount, touch }: Request) => {
   if (warm) return whenWarm(id, search().warm(partition!));
   if (warmWords) return whenWarm(id, wordSearch?.warm(warmWords));
   if (recount) return whenWarm(id, wordSearch?.recount());
+  if (touch !== undefined) return whenWarm(id, search().touch(touch));
   if (retire !== undefined) {
     // A replaced batch's parts: its copy (a vector thread that has opened vectors.db) and its word index.
     partitions?.retire(retire);

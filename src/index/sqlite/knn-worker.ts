@@ -26,6 +26,8 @@ export interface VectorSearch {
   warmWords(target: WordIndexTarget): Promise<void>;
   /** Have the word thread count again the IDFs of recent query words (store/word-search.ts); as warm. */
   recountWords(): Promise<void>;
+  /** Read every stored vector of the partition once on the vector thread's connection (probeBatch says why). */
+  touch(partition: string): Promise<void>;
   /** A batch was replaced (its successor is live): drop the copy of its partition and its word index now. */
   retire(partition: string): void;
   close(): Promise<void>;
@@ -143,6 +145,9 @@ export function createVectorSearchWorker(
     },
     recountWords() {
       return words ? awaitReady({ recount: true }) : Promise.resolve();
+    },
+    touch(partition) {
+      return awaitReady({ touch: partition });
     },
     retire(partition) {
       // A thread not started holds nothing to drop.

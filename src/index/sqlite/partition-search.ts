@@ -19,6 +19,11 @@ export interface PartitionSearch {
    * copy is in place or was given up (too small, over the budget: onCopy says).
    */
   warm(partition: string): Promise<void>;
+  /**
+   * Read every stored vector of the partition once, in slices between which queries are answered: through the
+   * memory map, the pages a search's exact vectors come from are then mapped before the first search needs them.
+   */
+  touch(partition: string): Promise<void>;
   /** Drop a replaced batch's copy (its successor was just published) and never copy it again. */
   retire(partition: string): void;
   /** Resolves when no copy is being built (tests wait for it). */
@@ -93,6 +98,20 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
       copyLater(partition, generation, true);
       // The queue's end: this partition's copy, after any queued before it.
       return building;
+    },
+    async touch(partition) {
+      // sqlite-vec's shadow tables (vec0): a snippet's place (rowids, every partition's: a few pages), then its chunk of
+      // ~1,000 vectors with the chunk's row ids. Reading a chunk's last bytes walks its every page.
+      db.prepare("SELECT count(chunk_offset) FROM vec_snippets_rowids").pluck().get();
+      const chunks = db.prepare("SELECT chunk_id FROM vec_snippets_chunks WHERE partition00 = ?").pluck().all(partition) as number[];
+      const readChunk = db.prepare(
+        `SELECT length(substr(v.vectors, -1)) + length(substr(c.rowids, -1)) FROM vec_snippets_vector_chunks00 v JOIN vec_snippets_chunks c ON c.chunk_id = v.rowid
+         WHERE v.rowid = ?`,
+      );
+      for (const chunk of chunks) {
+        readChunk.pluck().get(chunk);
+        await pause();
+      }
     },
     retire: (partition) => cache.retire(partition),
     settled: () => building,

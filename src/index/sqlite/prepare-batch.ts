@@ -52,12 +52,18 @@ export async function prepareBatchParts(threads: VectorSearch | undefined, vecto
 }
 
 /**
- * In the server, once a large batch is live and the replaced one purged: one search of it, as a reader's would be
- * (the vector thread's nearest 100 and their exact vectors, the word thread's BM25, the main thread's rows), before
- * the ingestion reports the library finalized. Its parts are in place already; what it pays is the rest of a first
- * search after such a change (measured at 21,000 snippets: 60-140 ms, which the first request paid): the IDF counts
- * FTS5 forgets when its structure changes (the publication and the purge change it; the word thread counts again
- * those of the words searched lately), and each connection's first reads of the new vectors and rows. Errors are ignored: this is speed, never an answer.
+ * In the server, once a large batch is live and the replaced one purged: what the first searches of it would pay,
+ * paid now, before the ingestion reports the library finalized (each measured at 100,000 snippets):
+ * - the files made whole first (`checkpoint`): a checkpoint that grows a file after this makes every search
+ *   connection map it again, and each page a search touches then faults in anew (40-60 ms for the first searches);
+ * - a search of it as a reader's would be (the vector thread's nearest 100 and their exact vectors, the word thread's
+ *   BM25, the main thread's rows), made PROBE_ROUNDS times: on a server's first large library, the threads' ranking
+ *   code (the word index's loop, the int8 scan) ran only once before and was not optimized yet (20-25 ms more);
+ * - every page of its stored vectors touched on the vector thread's connection (the exact vectors of a search's
+ *   candidates are read from there: a first search touched thousands of pages for the first time);
+ * - the IDF counts FTS5 forgets when its structure changes (the publication and the purge change it): the new
+ *   index's frequent terms and the words searched lately, counted again on the word thread.
+ * Errors are ignored: this is speed, never an answer.
  */
 export async function probeBatch(
   search: VectorSearch | undefined,
@@ -66,23 +72,30 @@ export async function probeBatch(
   snippets: number,
   probe: IndexProbe,
   signal?: AbortSignal,
+  checkpoint?: () => Promise<void>,
   boundMs = PROBE_BOUND_MS,
 ): Promise<number[]> {
   if (!search || snippets < MIN_CACHED_VECTORS) return [];
   const partition = partitionOf(target.libraryId, target.version, target.batch);
   // Bounded and stopped by the job's signal: the recount waits behind the word thread's queued builds (a server's
   // start warms every large library), and a server stopping must not wait for a probe.
-  const searched = Promise.all([
-    vectorsStale ? Promise.resolve([]) : search.nearest(probe.vector, PROBE_DEPTH, partition).catch(() => []),
-    probe.words.length ? search.rankWords({ ...target, words: probe.words, depth: PROBE_DEPTH }).catch(() => undefined) : undefined,
-    // The IDFs of the words searched lately, which FTS5's changed structure made the word thread forget.
-    search.recountWords(),
-  ]).then(([nearest]) => nearest.map((match) => match.snippetId));
+  const once = () =>
+    Promise.all([
+      vectorsStale ? Promise.resolve([]) : search.nearest(probe.vector, PROBE_DEPTH, partition).catch(() => []),
+      probe.words.length ? search.rankWords({ ...target, words: probe.words, depth: PROBE_DEPTH }).catch(() => undefined) : undefined,
+    ]).then(([nearest]) => nearest);
+  const searched = (async () => {
+    await checkpoint?.().catch(() => {});
+    const [nearest] = await Promise.all([once(), vectorsStale ? undefined : search.touch(partition), search.recountWords()]);
+    for (let round = 1; round < PROBE_ROUNDS; round++) await once();
+    return nearest.map((match) => match.snippetId);
+  })();
   return boundedWait(searched, [], boundMs, signal);
 }
 
 /** As deep as a search ranks (search/rank-snippets.ts). */
 const PROBE_DEPTH = 100;
+const PROBE_ROUNDS = 3;
 
 /** After the swap: the search threads drop the replaced batch's copy and word index now, not at a later sweep. */
 export function retireBatchParts(threads: VectorSearch | undefined, replaced: IndexBatch): void {

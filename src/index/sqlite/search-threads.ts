@@ -15,6 +15,7 @@ export function twoSearchThreads(vectors: VectorSearch, words: VectorSearch): Ve
     warm: (partition) => vectors.warm(partition),
     warmWords: (target) => words.warmWords(target),
     recountWords: () => words.recountWords(),
+    touch: (partition) => vectors.touch(partition),
     retire(partition) {
       vectors.retire(partition);
       words.retire(partition);

@@ -13,6 +13,8 @@ export interface SqliteSearchIndex extends SearchIndex {
   readonly vectors: VectorIndex;
   /** Searches answered by these threads from now on (the server's, or a test's); undefined: on this thread. */
   useSearchThreads(threads: VectorSearch | undefined): void;
+  /** How to checkpoint both files now (the server's checkpoint thread); undefined: nobody checkpoints on request. */
+  useCheckpoint(checkpoint: (() => Promise<void>) | undefined): void;
 }
 
 /** FTS5 pages merged per upkeep step: a few milliseconds, between the chunks of a large write. */
@@ -29,6 +31,7 @@ const MERGE_PAGES = 150;
  */
 export function createSqliteSearchIndex(db: Database.Database, vectors: VectorIndex, files: { store: string; vectors: string }): SqliteSearchIndex {
   let threads: VectorSearch | undefined;
+  let checkpoint: (() => Promise<void>) | undefined;
   const nearestIn = async (vector: Float32Array, k: number, batch: IndexBatch): Promise<VectorMatch[]> => {
     const partition = partitionOf(batch.libraryId, batch.version, batch.batch);
     return threads ? threads.nearest(vector, k, partition) : vectors.nearest(vector, k, partition);
@@ -49,6 +52,9 @@ export function createSqliteSearchIndex(db: Database.Database, vectors: VectorIn
     warmFrom: MIN_CACHED_VECTORS,
     useSearchThreads(next) {
       threads = next;
+    },
+    useCheckpoint(next) {
+      checkpoint = next;
     },
 
     async add({ libraryId, version, batch }, snippets) {
@@ -121,7 +127,7 @@ export function createSqliteSearchIndex(db: Database.Database, vectors: VectorIn
       retireBatchParts(threads, batch);
     },
     probe(batch, snippets, probe, signal) {
-      return probeBatch(threads, vectors.stale, batch, snippets, probe, signal);
+      return probeBatch(threads, vectors.stale, batch, snippets, probe, signal, checkpoint);
     },
     warm(candidates, budgetBytes) {
       if (!threads || budgetBytes <= 0 || vectors.stale) return [];

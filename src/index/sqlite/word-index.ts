@@ -43,6 +43,22 @@ export class WordIndex {
     return this.ids.length;
   }
 
+  /**
+   * The terms most rows have, most first, down to `minRows` rows: the ones whose table-wide count (an IDF) is
+   * costly to read from FTS5, since the count walks every row that has the term.
+   */
+  frequentTerms(limit: number, minRows: number): string[] {
+    const frequent: Array<[string, number]> = [];
+    for (const [term, t] of this.terms) {
+      const rows = this.offsets[t + 1]! - this.offsets[t]!;
+      if (rows >= minRows) frequent.push([term, rows]);
+    }
+    return frequent
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, limit)
+      .map(([term]) => term);
+  }
+
   /** Memory held, roughly: the arrays, a ranking's scratch (12 bytes a row), and the terms at ~64 bytes each. */
   get bytes(): number {
     return this.ids.byteLength + this.sizes.byteLength + this.count * 12 + this.offsets.byteLength + this.rows.byteLength + this.frequencies.byteLength + this.terms.size * 64;

@@ -15,6 +15,8 @@ export interface WordSearchOptions {
   minRows: number;
   /** Rows read between two pauses while an index is built (other queries run in the pauses). @default 200 (~15 ms) */
   rowsPerSlice?: number;
+  /** A new index's terms in at least this many rows are recounted after its publication (recount). @default 1000 */
+  frequentTermRows?: number;
 }
 
 /** A library version's live batch, whose word index is asked for. */
@@ -52,23 +54,31 @@ export interface WordSearch {
    */
   warm(batch: WordIndexTarget): Promise<void>;
   /**
-   * Count again the IDFs of the words searched most recently (up to RECOUNTED_WORDS), in slices between which other
-   * queries are answered: FTS5 forgets them when its structure changes, and a publication and its purge change it,
-   * so the first searches after a refresh would each count their words again.
+   * Count again the IDFs of the terms searched most recently (up to RECOUNTED_TERMS) and of the most frequent terms
+   * of the indexes built since the last recount, one term at a time between which other queries are answered: the
+   * counts are forgotten when FTS5's structure changes, and a publication and its purge change it, so the first
+   * searches after a publication would each count their words again (a frequent one, ~12 ms at 100,000 rows).
    */
   recount(): Promise<void>;
   /** Drop the indexes of batches no longer written or served (a replaced batch, just after its successor's publication). */
   dropRetired(): void;
   /** Resolves when no index is being built (tests wait for it). */
   settled(): Promise<void>;
+  /** How many terms' table-wide counts were read from FTS5 so far, by searches and recounts (tests watch it). */
+  readonly termCounts: number;
   close(): void;
 }
 
 /** Query words whose index terms are remembered (a word's term never changes: the tokenizer is the table's). */
 const REMEMBERED_WORDS = 10_000;
-/** Words recounted after a publication, and per slice (a common word's count over 100,000 rows: ~10 ms). */
-const RECOUNTED_WORDS = 300;
-const WORDS_PER_SLICE = 10;
+/** Recently searched terms recounted after a publication. */
+const RECOUNTED_TERMS = 300;
+/**
+ * A new index's terms recounted after its publication: the most frequent, down to this many rows. Counting a term
+ * walks its rows (~12 ms at 100,000 rows, 0.4 ms at 3,000): a query's rarer words are counted at once at its search.
+ */
+const FREQUENT_TERMS = 300;
+const FREQUENT_TERM_ROWS = 1000;
 const SWEEP_MS = 60_000;
 
 /**
@@ -78,7 +88,10 @@ const SWEEP_MS = 60_000;
  * background, in slices), and for a query word FTS5 reads as several tokens (a phrase), callers rank with FTS5.
  */
 export function createWordSearch(file: string, options: WordSearchOptions, onIndex: (made: WordIndexMade) => void = () => {}): WordSearch {
-  const db = openReader(file);
+  // Not mapped: SQLite unmaps a connection's whole map at its first read after any other connection's write, and
+  // this one's (every page the IDF counts read) took 8-15 ms to unmap, paid by the first search after a job
+  // finished. Its reads are small (a batch's record, a term's row count): read() costs them nothing worth the map.
+  const db = openReader(file, false);
   const tokenize = tokenizerOf(db, "snippets_fts");
   const tokenizer = new FtsTokenizer(db, tokenize, COLUMN_WEIGHTS.length);
   const statistics = ftsStatisticsReader(db);
@@ -86,6 +99,8 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
   /** Batches being indexed, or found not worth one (too small, too large). */
   const settled = new Set<string>();
   const wordTerms = new Map<string, string | undefined>();
+  /** The frequent terms of indexes built since the last recount (their batch's publication comes before it). */
+  let newFrequentTerms: string[] = [];
   let building: Promise<void> = Promise.resolve();
   const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -109,13 +124,13 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
   const sweeper = setInterval(sweep, SWEEP_MS);
   sweeper.unref();
 
-  const termsOf = (words: string[]): Array<string | undefined> | undefined => {
+  const termsOf = (words: string[]): string[] | undefined => {
     const unknown = words.filter((word) => !wordTerms.has(word));
     if (wordTerms.size + unknown.length > REMEMBERED_WORDS) wordTerms.clear();
     tokenizer.termsOfWords(unknown).forEach((terms, i) => wordTerms.set(unknown[i]!, terms.length === 1 ? terms[0] : undefined));
     const terms = words.map((word) => wordTerms.get(word));
     // A word FTS5 reads as a phrase of several tokens (or none) is matched by position, which the index lacks.
-    return terms.every((term) => term !== undefined) ? terms : undefined;
+    return terms.every((term) => term !== undefined) ? (terms as string[]) : undefined;
   };
 
   const buildLater = (key: string, request: WordIndexTarget) => {
@@ -132,6 +147,8 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
         if (keyOf(request.libraryId, request.version, request.batch) !== key) return;
         if ("index" in made) {
           indexes.set(key, made.index);
+          // The newest index's first: at a server's start, many are built and none is published.
+          newFrequentTerms = [...new Set([...made.index.frequentTerms(FREQUENT_TERMS, options.frequentTermRows ?? FREQUENT_TERM_ROWS), ...newFrequentTerms])].slice(0, FREQUENT_TERMS);
           let total = [...indexes.values()].reduce((sum, index) => sum + index.bytes, 0);
           // Least recently searched first (a Map keeps insertion order; a search moves its index to the end). One
           // that leaves is built again at its batch's next search.
@@ -161,7 +178,7 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
       indexes.set(key, index);
       const terms = termsOf(request.words);
       if (!terms) return undefined;
-      const { averageSize, idfs } = statistics(request.words);
+      const { averageSize, idfs } = statistics.read(terms);
       return index.rank(
         terms.map((term, i) => ({ term, idf: idfs[i]! })),
         averageSize,
@@ -177,12 +194,16 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
     },
     dropRetired: sweep,
     recount() {
-      // The most recently learnt words (a Map keeps insertion order), on the index-building queue: one job at a time.
-      const words = [...wordTerms.keys()].slice(-RECOUNTED_WORDS);
+      // On the index-building queue (one job at a time), so that an index built meanwhile adds its terms first.
       building = building
         .then(async () => {
-          for (let i = 0; i < words.length; i += WORDS_PER_SLICE) {
-            statistics(words.slice(i, i + WORDS_PER_SLICE));
+          // The most recently learnt words' terms (a Map keeps insertion order), and the new indexes' frequent ones.
+          const recent = [...wordTerms.values()].filter((term) => term !== undefined).slice(-RECOUNTED_TERMS);
+          const terms = [...new Set([...newFrequentTerms, ...recent])];
+          newFrequentTerms = [];
+          // One term a turn: a frequent term's count is a few milliseconds, and queries wait for no more.
+          for (const term of terms) {
+            statistics.read([term]);
             await pause();
           }
         })
@@ -190,6 +211,9 @@ export function createWordSearch(file: string, options: WordSearchOptions, onInd
       return building;
     },
     settled: () => building,
+    get termCounts() {
+      return statistics.counted;
+    },
     close() {
       clearInterval(sweeper);
       db.close();

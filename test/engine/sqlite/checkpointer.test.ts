@@ -36,4 +36,33 @@ describe("WAL checkpoints in a thread of their own (the server's)", () => {
     expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
     db.close();
   });
+
+  it("checkpoint now when asked, without waiting for the next interval, and answer once the pages are in the file", async () => {
+    const file = path.join(tempDir(), "wal.db");
+    const db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE t (x BLOB)");
+    // An interval no test waits for: only `now` can move the pages.
+    const checkpointer = startCheckpointer(
+      [{ db, file }],
+      (err) => {
+        throw err;
+      },
+      3_600_000,
+    );
+    try {
+      const insert = db.prepare("INSERT INTO t VALUES (randomblob(65536))");
+      db.transaction(() => {
+        for (let i = 0; i < 64; i++) insert.run();
+      })();
+      const before = fs.statSync(file).size;
+      await checkpointer.now();
+      expect(fs.statSync(file).size).toBeGreaterThan(before + 4 * 1024 * 1024);
+    } finally {
+      await checkpointer.close();
+    }
+    // Once the thread is gone, `now` answers at once (nothing is left to checkpoint on request).
+    await checkpointer.now();
+    db.close();
+  });
 });

@@ -40,6 +40,25 @@ function setUp(options = { budgetBytes: 64 * 2 ** 20, minVectors: 1000 }) {
 const near = (a: number, b: number) => Math.abs(a - b) < 1e-5;
 
 describe("vector search from the worker's quantized copies", () => {
+  it("touches every stored vector of a partition through sqlite-vec's tables, and answers as before", async () => {
+    const { file, index, search } = setUp();
+    await fill(index, "/a/lib", 1, 2500, 7);
+    await fill(index, "/b/other", 10_000, 300, 9);
+    const [query] = await embedder.embed(["retry timeout"]);
+    search.nearest(query!, 20, "/a/lib");
+    await search.settled();
+    const before = search.nearest(query!, 20, "/a/lib");
+    // The tables touch reads (vec0's shadow tables, as this sqlite-vec lays them out): if they were renamed, touch
+    // would read nothing and the first searches after a publication would be slow again.
+    const reader = new Database(file, { readonly: true });
+    open.push(reader);
+    expect(reader.prepare("SELECT count(*) FROM vec_snippets_chunks WHERE partition00 = ?").pluck().get("/a/lib")).toBeGreaterThanOrEqual(3);
+    expect(reader.prepare("SELECT count(*) FROM vec_snippets_rowids").pluck().get()).toBe(2800);
+    await search.touch("/a/lib");
+    await search.touch("/nothing/here");
+    expect(search.nearest(query!, 20, "/a/lib")).toEqual(before);
+  });
+
   it("answers from a copy as sqlite-vec's full scan does, once the copy is built in the background", async () => {
     const { index, search, made, generation } = setUp();
     await fill(index, "/a/lib", 1, 3000, 7);

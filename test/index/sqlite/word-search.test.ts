@@ -153,6 +153,43 @@ describe("BM25 from the search thread's word indexes", () => {
     expect(made).toHaveLength(2);
   });
 
+  it("counts a new index's frequent terms again after its publication, so that its first searches count none", async () => {
+    const volume = await setUp();
+    await ingest(volume, "/a/one", 1200, 3);
+    const search = createWordSearch(volume.engine.files(volume.paths).records, { budgetBytes: 64 * 2 ** 20, minRows: 1000, rowsPerSlice: 100, frequentTermRows: 50 });
+    open.push(search);
+    const request = (batch: number, words: string[]) => ({ libraryId: "/a/one", version: "", batch, words, depth: 50 });
+    const replaced = liveBatch(dbOf(volume), "/a/one", "");
+    await search.warm({ libraryId: "/a/one", version: "", batch: replaced });
+    expect(search.rank(request(replaced, ["retrying", "timeout", "header"]))).toBeDefined();
+
+    // A refresh, as the server makes it: the new batch's index is built before its publication. Its rows change
+    // FTS5's structure, so every count read so far is forgotten.
+    const { snippets } = volume.store;
+    const batch = await snippets.openBatch("/a/one", "");
+    const word = wordSource(5, VOCABULARY);
+    await snippets.appendToBatch(
+      "/a/one",
+      "",
+      batch,
+      Array.from({ length: 1100 }, (_, i) => row(word, i)),
+    );
+    await search.warm({ libraryId: "/a/one", version: "", batch });
+    await snippets.publishBatch("/a/one", "", batch);
+    // Without a recount, a search counts its words (the cost the first searches after a publication paid).
+    let counted = search.termCounts;
+    expectSameRanking(search.rank(request(batch, ["alpha"])), fts5(volume, "/a/one", ["alpha"], 50));
+    expect(search.termCounts).toBe(counted + 1);
+
+    await search.recount();
+    expect(search.termCounts).toBeGreaterThan(counted + 10);
+    counted = search.termCounts;
+    for (const words of [["retrying", "timeout", "header"], ["naive", "headers", "socket"], ["kappa", "retries"]]) {
+      expectSameRanking(search.rank(request(batch, words)), fts5(volume, "/a/one", words, 50));
+    }
+    expect(search.termCounts).toBe(counted);
+  });
+
   it("gives up an index over its memory budget, says so once, and leaves the ranking to FTS5", async () => {
     const volume = await setUp();
     await ingest(volume, "/a/one", 1200, 3);
