@@ -36,10 +36,10 @@ export async function usableProvider(store: Store, kind: ProviderKind): Promise<
   return { config, clientSecret };
 }
 
-/** Save an operator's settings; `clientSecret` given is sealed, "" removes it, undefined keeps it. */
 /** The settings a PUT changes: those it names; `clientSecret: ""` removes the secret. */
 export type ProviderConfigPatch = Partial<ProviderConfig> & { clientSecret?: string };
 
+/** Save an operator's settings; `clientSecret` given is sealed, "" removes it, undefined keeps it. */
 export async function saveProviderConfig(store: Store, kind: ProviderKind, update: ProviderConfigPatch): Promise<void> {
   const { clientSecret, ...settings } = update;
   const current = await loadProviderConfig(store, kind);

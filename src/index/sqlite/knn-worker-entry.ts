@@ -38,7 +38,12 @@ parentPort!.on("message", ({ id, vector, k, partition, warm, rank, warmWords, re
   if (warm) return whenWarm(id, search().warm(partition!));
   if (warmWords) return whenWarm(id, wordSearch?.warm(warmWords));
   if (recount) return whenWarm(id, wordSearch?.recount());
-  if (touch !== undefined) return whenWarm(id, search().touch(touch));
+  // Opening vectors.db may throw: inside the promise, so that it ends this request, not the thread.
+  if (touch !== undefined)
+    return whenWarm(
+      id,
+      Promise.resolve().then(() => search().touch(touch)),
+    );
   if (retire !== undefined) {
     // A replaced batch's parts: its copy (a vector thread that has opened vectors.db) and its word index.
     partitions?.retire(retire);

@@ -100,16 +100,20 @@ export function createPartitionSearch(file: string, options: PartitionCacheOptio
       return building;
     },
     async touch(partition) {
-      // sqlite-vec's shadow tables (vec0): a snippet's place (rowids, every partition's: a few pages), then its chunk of
-      // ~1,000 vectors with the chunk's row ids. Reading a chunk's last bytes walks its every page.
-      db.prepare("SELECT count(chunk_offset) FROM vec_snippets_rowids").pluck().get();
+      // sqlite-vec's shadow tables (vec0): each chunk of ~1,000 vectors with its row ids (int64, 0 for a free slot),
+      // and each snippet's place in them (rowids, keyed by snippet id). Reading a chunk's last bytes walks its every
+      // page; the places are read for the chunk's id range only (the table holds every partition's).
       const chunks = db.prepare("SELECT chunk_id FROM vec_snippets_chunks WHERE partition00 = ?").pluck().all(partition) as number[];
-      const readChunk = db.prepare(
-        `SELECT length(substr(v.vectors, -1)) + length(substr(c.rowids, -1)) FROM vec_snippets_vector_chunks00 v JOIN vec_snippets_chunks c ON c.chunk_id = v.rowid
-         WHERE v.rowid = ?`,
-      );
+      const readChunk = db.prepare("SELECT length(substr(v.vectors, -1)), c.rowids FROM vec_snippets_vector_chunks00 v JOIN vec_snippets_chunks c ON c.chunk_id = v.rowid WHERE v.rowid = ?").raw();
+      const readPlaces = db.prepare("SELECT count(chunk_offset) FROM vec_snippets_rowids WHERE rowid BETWEEN ? AND ?").pluck();
       for (const chunk of chunks) {
-        readChunk.pluck().get(chunk);
+        const [, rowids] = (readChunk.get(chunk) as [number, Buffer] | undefined) ?? [];
+        const ids = rowids ? [...new BigInt64Array(rowids.buffer.slice(rowids.byteOffset, rowids.byteOffset + (rowids.byteLength & ~7)))].filter((id) => id > 0n) : [];
+        if (ids.length)
+          readPlaces.get(
+            ids.reduce((a, b) => (a < b ? a : b)),
+            ids.reduce((a, b) => (a > b ? a : b)),
+          );
         await pause();
       }
     },

@@ -84,13 +84,16 @@ export async function probeBatch(
       vectorsStale ? Promise.resolve([]) : search.nearest(probe.vector, PROBE_DEPTH, partition).catch(() => []),
       probe.words.length ? search.rankWords({ ...target, words: probe.words, depth: PROBE_DEPTH }).catch(() => undefined) : undefined,
     ]).then(([nearest]) => nearest);
+  // The first round's ids are the answer even when the bound or the signal ends the rest.
+  let found: number[] = [];
   const searched = (async () => {
     await checkpoint?.().catch(() => {});
-    const [nearest] = await Promise.all([once(), vectorsStale ? undefined : search.touch(partition), search.recountWords()]);
+    const first = once().then((nearest) => (found = nearest.map((match) => match.snippetId)));
+    await Promise.all([first, vectorsStale ? undefined : search.touch(partition), search.recountWords()]);
     for (let round = 1; round < PROBE_ROUNDS; round++) await once();
-    return nearest.map((match) => match.snippetId);
   })();
-  return boundedWait(searched, [], boundMs, signal);
+  await boundedWait(searched, undefined, boundMs, signal);
+  return found;
 }
 
 /** As deep as a search ranks (search/rank-snippets.ts). */

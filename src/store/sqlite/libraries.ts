@@ -72,6 +72,8 @@ export function insertLibrary(db: Database.Database, lib: NewLibrary): void {
     if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw libraryIdTaken(lib.id);
     throw err;
   }
+  // The id was free: options under it are a removed library's, left by LDS before 0.7.12 (remove now deletes them).
+  db.prepare("DELETE FROM settings WHERE key = ?").run(optionsKey(lib.id));
 }
 
 const optionsKey = (id: string) => `library.options:${id}`;
