@@ -184,7 +184,11 @@ describe("BM25 from the search thread's word indexes", () => {
     await search.recount();
     expect(search.termCounts).toBeGreaterThan(counted + 10);
     counted = search.termCounts;
-    for (const words of [["retrying", "timeout", "header"], ["naive", "headers", "socket"], ["kappa", "retries"]]) {
+    for (const words of [
+      ["retrying", "timeout", "header"],
+      ["naive", "headers", "socket"],
+      ["kappa", "retries"],
+    ]) {
       expectSameRanking(search.rank(request(batch, words)), fts5(volume, "/a/one", words, 50));
     }
     expect(search.termCounts).toBe(counted);
