@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { openPostgresStore } from "../../../src/store/postgres/postgres-store.js";
+import { startPostgres, type PostgresTestServer } from "../../helpers/postgres-server.js";
+import { describeStoreContract } from "./describe-store-contract.js";
+
+// One throwaway cluster for the file; each test gets a new empty database, migrated as a replica opens it.
+let server: PostgresTestServer;
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => server?.stop());
+
+describeStoreContract("PostgreSQL", async () => {
+  const database = await server.newDatabase();
+  const opened = await openPostgresStore({ settings: { url: database.url, max: 4 } }, randomBytes(32));
+  return {
+    store: opened.store,
+    seed: {
+      // Only a schema migration writes redirects: seeded with SQL on a connection of its own.
+      redirect: async (oldId, newId) => {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          await client.query("INSERT INTO library_redirects (old_id, new_id, vectors_moved) VALUES ($1, $2, 1)", [oldId, newId]);
+        } finally {
+          await client.end();
+        }
+      },
+    },
+    close: async () => {
+      await opened.close();
+      await database.drop();
+    },
+  };
+});
