@@ -2,7 +2,12 @@ import type pg from "pg";
 import type { Store } from "../store.js";
 import { createAccountGroups } from "./account-groups.js";
 import { migratePostgres, schemaVersionOf } from "./migrate.js";
-import { notYet } from "./not-yet.js";
+import { jobStore } from "./jobs.js";
+import { libraryStore } from "./libraries.js";
+import { settingStore } from "./settings.js";
+import { snippetStore } from "./snippets.js";
+import { auditStore, usageStore } from "./usage-audit.js";
+import { versionStore } from "./versions.js";
 import { endpointOf, openPool, type PoolSettings } from "./pool.js";
 import { sqlOn, type PgContext } from "./sql.js";
 import { inTransaction } from "./transaction.js";
@@ -36,14 +41,14 @@ export async function openPostgresStore(target: PostgresTarget, key: Buffer): Pr
     key,
   };
   const store: Store = {
-    libraries: notYet("libraries"),
-    versions: notYet("versions"),
-    snippets: notYet("snippets"),
-    jobs: notYet("jobs"),
+    libraries: libraryStore(context),
+    versions: versionStore(context),
+    snippets: snippetStore(context),
+    jobs: jobStore(context),
     ...createAccountGroups(context),
-    settings: notYet("settings"),
-    audit: notYet("audit"),
-    usage: notYet("usage"),
+    settings: settingStore(context),
+    audit: auditStore(context),
+    usage: usageStore(context),
     schemaVersion: () => schemaVersionOf(context.sql),
   };
   return { store, close: async () => (owned ? pool.end() : undefined) };
