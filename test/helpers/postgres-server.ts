@@ -22,6 +22,10 @@ export interface PostgresTestServer {
   newDatabase(template?: string): Promise<TestDatabase>;
   /** Run SQL as the cluster's superuser in one database (seeding what no contract operation writes). */
   asSuperuser<T>(database: string, work: (client: pg.Client) => Promise<T>): Promise<T>;
+  /** Stop the server (fast shutdown: connections are cut), keeping its files, as an outage does. */
+  down(): Promise<void>;
+  /** Start it again on the same port, after `down`. */
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -77,12 +81,19 @@ export async function startPostgres(): Promise<PostgresTestServer> {
   const host = "127.0.0.1";
   const port = await freePort();
   let started = false;
+  const options = [`-c listen_addresses=${host}`, `-p ${port}`, `-c unix_socket_directories=${sockets}`, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
+  const start = async () => {
+    await run(path.join(bin, "pg_ctl"), ["start", "-D", data, "-w", "-t", "60", "-l", path.join(root, "server.log"), "-o", options.join(" ")]);
+    started = true;
+  };
+  const halt = async () => {
+    if (started) await run(path.join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w"]);
+    started = false;
+  };
   try {
     await run(path.join(bin, "initdb"), ["-D", data, "-U", SUPERUSER, `--pwfile=${passwordFile}`, "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"]);
     fs.rmSync(passwordFile);
-    const options = [`-c listen_addresses=${host}`, `-p ${port}`, `-c unix_socket_directories=${sockets}`, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
-    await run(path.join(bin, "pg_ctl"), ["start", "-D", data, "-w", "-t", "60", "-l", path.join(root, "server.log"), "-o", options.join(" ")]);
-    started = true;
+    await start();
   } catch (err) {
     fs.rmSync(root, { recursive: true, force: true });
     throw err;
@@ -117,9 +128,11 @@ export async function startPostgres(): Promise<PostgresTestServer> {
       };
     },
     asSuperuser,
+    down: halt,
+    up: start,
     async stop() {
       try {
-        if (started) await run(path.join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w"]);
+        await halt();
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }

@@ -37,11 +37,16 @@ export function endpointOf(url: string): { host: string; port: number } {
 }
 
 export function openPool(settings: PoolSettings): pg.Pool {
+  const statementTimeout = settings.statementTimeoutMs ?? DEFAULTS.statementTimeoutMs;
   const pool = new pg.Pool({
     connectionString: settings.url,
     max: settings.max ?? DEFAULTS.max,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-    statement_timeout: settings.statementTimeoutMs ?? DEFAULTS.statementTimeoutMs,
+    statement_timeout: statementTimeout,
+    // The server cancels a statement past statement_timeout; a server that stopped answering cannot, so the client
+    // gives up a little later on its own. Keep-alive notices a connection whose server vanished.
+    query_timeout: statementTimeout + 2_000,
+    keepAlive: true,
     types,
   });
   // An idle connection the server drops (a restart) emits here; unhandled it would end the process. The pool has
@@ -54,7 +59,7 @@ export function openPool(settings: PoolSettings): pg.Pool {
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
 /** SQLSTATEs of a server shutting down or not accepting connections yet (57P0x) and of connection failures (08xxx). */
 const UNREACHABLE_STATES = /^(08|57P0[123])/;
-const LOST_CONNECTION = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+const LOST_CONNECTION = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
 
 /**
  * A pg error as LDS reports it: an unreachable or lost server is database_unreachable naming host and port (pg's own

@@ -10,8 +10,8 @@ import type { PgContext, Sql } from "./sql.js";
  * under way, and the append after it finds the batch retired.
  */
 
-/** Batch numbers are handed out one at a time across replicas (max + 1 under this transaction-level lock). */
-const BATCH_NUMBER_LOCK = 0x4c445303;
+/** Batches are opened one at a time across replicas, under this transaction-level lock (numbers are max + 1). */
+const BATCH_LOCK = 0x4c445303;
 
 /** The batch readers see of a library version: the published one, or 0 (rows from before batches existed). */
 export async function liveBatch(sql: Sql, libraryId: string, version: string): Promise<number> {
@@ -21,8 +21,10 @@ export async function liveBatch(sql: Sql, libraryId: string, version: string): P
 /** Start a batch and answer its number; an unfinished batch of the same version is retired (the last one started wins). */
 export function openBatch({ transaction }: PgContext, libraryId: string, version: string): Promise<number> {
   return transaction(async (tx) => {
+    // Openings wait for one another from here (across replicas), so that the retirement below sees a batch opened
+    // a moment ago elsewhere: two ingestions of a version started at once leave one batch writing, not two.
+    await tx.run("SELECT pg_advisory_xact_lock($1)", [BATCH_LOCK]);
     await tx.run("UPDATE snippet_batches SET state = 'retired' WHERE library_id = $1 AND version = $2 AND state = 'writing'", [libraryId, version]);
-    await tx.run("SELECT pg_advisory_xact_lock($1)", [BATCH_NUMBER_LOCK]);
     const next = (await tx.row<{ next: number }>("SELECT coalesce(max(batch), 0) + 1 AS next FROM snippet_batches"))!.next;
     await tx.run("INSERT INTO snippet_batches (library_id, version, batch, state, snippets, tokens) VALUES ($1, $2, $3, 'writing', 0, 0)", [libraryId, version, next]);
     return next;
