@@ -70,7 +70,7 @@ export async function revokeApiKey(sql: Sql, prefix: string): Promise<void> {
 export async function listApiKeys(sql: Sql): Promise<ApiKeyListing[]> {
   return sql.rows<ApiKeyListing>(
     `SELECT k.prefix, k.name, u.email, k.created_at AS "createdAt", k.revoked_at AS "revokedAt"
-     FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.created_at, k.id`,
+     FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.created_at COLLATE "C", k.id`,
   );
 }
 

@@ -27,10 +27,13 @@ export async function dropOrphanGrants(tx: Sql): Promise<void> {
   for (const { id } of rows) await removeGrantRows(tx, id);
 }
 
-/** A grant, its sealed tokens and its connections. */
+/**
+ * A grant, its connections and its sealed tokens. The grant's row goes first: every transaction that changes a grant
+ * locks its row before its secrets (updateTokens too), so that two of them never wait on each other in a circle.
+ */
 export async function removeGrantRows(tx: Sql, grantId: number): Promise<void> {
+  await tx.run("DELETE FROM oauth_grants WHERE id = $1", [grantId]);
+  await tx.run("DELETE FROM connections WHERE grant_id = $1", [grantId]);
   await deleteSecret(tx, accessName(grantId));
   await deleteSecret(tx, refreshName(grantId));
-  await tx.run("DELETE FROM connections WHERE grant_id = $1", [grantId]);
-  await tx.run("DELETE FROM oauth_grants WHERE id = $1", [grantId]);
 }

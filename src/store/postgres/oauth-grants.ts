@@ -64,8 +64,9 @@ export async function oauthGrantTokens(sql: Sql, key: Buffer, grantId: number): 
 /** New tokens after a refresh (the refresh token rotates when the provider sends a new one). */
 export async function updateOAuthTokens({ transaction, key }: PgContext, grantId: number, tokens: OAuthTokens): Promise<void> {
   await transaction(async (tx) => {
-    await putTokens(tx, key, grantId, tokens);
-    await tx.run(`UPDATE oauth_grants SET expires_at = $1, state = 'active', problem = NULL, updated_at = ${NOW_TEXT} WHERE id = $2`, [tokens.expiresAt ?? null, grantId]);
+    // The grant's row first (as removeGrantRows locks it): a grant removed meanwhile gets no tokens back.
+    const changed = await tx.run(`UPDATE oauth_grants SET expires_at = $1, state = 'active', problem = NULL, updated_at = ${NOW_TEXT} WHERE id = $2`, [tokens.expiresAt ?? null, grantId]);
+    if (changed > 0) await putTokens(tx, key, grantId, tokens);
   });
 }
 
@@ -74,8 +75,14 @@ export async function markOAuthGrantRevoked(sql: Sql, grantId: number, problem: 
   await sql.run(`UPDATE oauth_grants SET state = 'revoked', problem = $1, updated_at = ${NOW_TEXT} WHERE id = $2`, [problem, grantId]);
 }
 
+/** A grant with its connections and tokens, its team's connections held meanwhile (as saveGrant holds them). */
 export async function removeOAuthGrant({ transaction }: PgContext, grantId: number): Promise<void> {
-  await transaction((tx) => removeGrantRows(tx, grantId));
+  await transaction(async (tx) => {
+    const grant = await tx.row<{ team_id: number }>("SELECT team_id FROM oauth_grants WHERE id = $1", [grantId]);
+    if (!grant) return;
+    await lockTeamConnections(tx, grant.team_id);
+    await removeGrantRows(tx, grantId);
+  });
 }
 
 interface GrantRow {

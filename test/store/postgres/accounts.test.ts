@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -136,4 +137,34 @@ it("lists teams and users in byte order, as SQLite sorts text, even where the da
     for (const email of ["b@x.test", "B@x.test", "a@x.test"]) await store.users.add(teams[1]!, email, "member");
     expect((await store.users.list()).map((u) => u.email)).toEqual(["B@x.test", "a@x.test", "b@x.test"]);
   });
+});
+
+it("removes, reconnects and refreshes one team's grant at once, round after round: no deadlock, no token left behind", async () => {
+  const database = await server.newDatabase();
+  const opened = await openPostgresStore({ settings: { url: database.url, max: 4 } }, randomBytes(32));
+  try {
+    const store = opened.store;
+    const team = await store.teams.create("acme", "pro");
+    const grant = (n: number) => ({
+      teamId: team.id,
+      provider: "github",
+      account: "octo",
+      scopes: "repo",
+      tokens: { accessToken: `a-${n}`, refreshToken: `r-${n}` },
+      target: { kind: "git" as const, hosts: ["github.com"] },
+    });
+    let current = await store.oauth.saveGrant(grant(0));
+    for (let round = 1; round <= 30; round++) {
+      const [, saved] = await Promise.all([store.oauth.remove(current), store.oauth.saveGrant(grant(round)), store.oauth.updateTokens(current, { accessToken: "refreshed", refreshToken: "rotated" })]);
+      expect(await store.oauth.tokens(current)).toBeUndefined();
+      current = saved;
+    }
+    expect((await store.oauth.list()).map((g) => g.id)).toEqual([current]);
+    // Only the live grant's two tokens are sealed: none of a removed grant came back through a refresh.
+    const names = await server.asSuperuser(database.name, async (c) => (await c.query<{ name: string }>("SELECT name FROM secrets ORDER BY name")).rows.map((r) => r.name));
+    expect(names).toEqual([`oauth:${current}:access`, `oauth:${current}:refresh`]);
+  } finally {
+    await opened.close();
+    await database.drop();
+  }
 });
