@@ -83,6 +83,8 @@ export const ACCOUNT_TABLES = `
     grant_id bigint REFERENCES oauth_grants(id) ON DELETE CASCADE,
     UNIQUE (team_id, kind, cloud_id)
   );
+  -- A grant's connections: found when it is listed or removed, and when replaced ones leave it orphaned.
+  CREATE INDEX connections_by_grant ON connections(grant_id);
   CREATE TABLE oauth_states (
     state_hash text PRIMARY KEY,
     provider text NOT NULL,
