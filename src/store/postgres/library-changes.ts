@@ -4,6 +4,7 @@ import type { JobKind, JobPayload, LibraryMove, LibraryOptions, LibraryState, Ne
 import { enqueueJob, hasAnyPendingJob, jobTokenName } from "./jobs.js";
 import { deleteSetting, getSetting, setSetting } from "./settings.js";
 import { NOW_TEXT } from "./schema-text.js";
+import { isUniqueViolation } from "./unique-violation.js";
 import type { PgContext, Sql } from "./sql.js";
 import { recordAudit } from "./usage-audit.js";
 
@@ -18,7 +19,7 @@ export async function insertLibrary(sql: Sql, lib: NewLibrary): Promise<void> {
       [lib.id, lib.teamId, lib.title, lib.description ?? "", lib.source, lib.sourceUrl, lib.sourceKey, lib.private ? 1 : 0, lib.ownerUserId],
     );
   } catch (err) {
-    if ((err as { code?: string }).code === "23505") {
+    if (isUniqueViolation(err)) {
       throw new LdsError("source_conflict", `The library id ${lib.id} is already taken; ${lib.sourceKey} cannot replace it. Nothing was changed.`, {
         cause: err,
         hint: "A library's source is fixed when it is created; an operator can move it to another source.",

@@ -7,17 +7,26 @@ import { describeStoreContract } from "./describe-store-contract.js";
 
 // One throwaway cluster for the file. Each test gets a new database copied from one the store has migrated
 // (a copy takes a fraction of applying the schema; test/store/postgres/schema.test.ts applies it to empty ones).
+// The next test's copy is made while a test runs, and a used one is dropped in the background: the server works
+// on them while the test process waits on its own queries.
 let server: PostgresTestServer;
 let migrated: TestDatabase;
+let next: Promise<TestDatabase>;
+const drops: Array<Promise<void>> = [];
 beforeAll(async () => {
   server = await startPostgres();
   migrated = await server.newDatabase();
   await (await openPostgresStore({ settings: { url: migrated.url } }, randomBytes(32))).close();
+  next = server.newDatabase(migrated.name);
 });
-afterAll(async () => server?.stop());
+afterAll(async () => {
+  await Promise.allSettled([next, ...drops]);
+  await server?.stop();
+});
 
 describeStoreContract("PostgreSQL", async () => {
-  const database = await server.newDatabase(migrated.name);
+  const database = await next;
+  next = server.newDatabase(migrated.name);
   const opened = await openPostgresStore({ settings: { url: database.url, max: 4 } }, randomBytes(32));
   return {
     store: opened.store,
@@ -35,7 +44,7 @@ describeStoreContract("PostgreSQL", async () => {
     },
     close: async () => {
       await opened.close();
-      await database.drop();
+      drops.push(database.drop());
     },
   };
 });
