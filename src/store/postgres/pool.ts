@@ -37,6 +37,10 @@ export function endpointOf(url: string): { host: string; port: number } {
 }
 
 export function openPool(settings: PoolSettings): pg.Pool {
+  // Checked here, so that the message is ours: the URL itself (with its password) is never repeated.
+  if (!URL.canParse(settings.url) || !/^postgres(ql)?:$/.test(new URL(settings.url).protocol)) {
+    throw new LdsError("validation_error", "The PostgreSQL database URL cannot be read.", { hint: "Give it as postgres://user:password@host:port/database (LDS_DATABASE_URL)." });
+  }
   const statementTimeout = settings.statementTimeoutMs ?? DEFAULTS.statementTimeoutMs;
   const pool = new pg.Pool({
     connectionString: settings.url,

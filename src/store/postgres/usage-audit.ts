@@ -30,7 +30,11 @@ export function usageStore({ sql, transaction }: PgContext): UsageStore {
           );
         }
       }),
-    read: (libraryId, fromDay) => sql.rows<UsageCount>('SELECT library_id AS "libraryId", day, dimension, name, count FROM library_usage WHERE library_id = $1 AND day >= $2 ORDER BY day', [libraryId, fromDay]),
+    read: (libraryId, fromDay) =>
+      sql.rows<UsageCount>('SELECT library_id AS "libraryId", day, dimension, name, count FROM library_usage WHERE library_id = $1 AND day >= $2 ORDER BY day, dimension COLLATE "C", name COLLATE "C"', [
+        libraryId,
+        fromDay,
+      ]),
     prune: (beforeDay) => sql.run("DELETE FROM library_usage WHERE day < $1", [beforeDay]),
   };
 }

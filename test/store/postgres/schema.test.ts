@@ -96,3 +96,10 @@ it("reports a server nobody answers at as database_unreachable naming host and p
   expect((error as LdsError).message).toContain(`127.0.0.1:${port}`);
   expect(JSON.stringify({ message: (error as LdsError).message, hint: (error as LdsError).hint })).not.toContain(password);
 });
+
+it("refuses a database URL it cannot read with validation_error, without repeating it", async () => {
+  const error = await openPostgresStore({ settings: { url: "postgres://lds:s3cret-Passw0rd@[no-such-host:5432/lds" } }, key()).catch((err: unknown) => err);
+  expect(error).toBeInstanceOf(LdsError);
+  expect((error as LdsError).code).toBe("validation_error");
+  expect(`${(error as LdsError).message} ${(error as LdsError).hint}`).not.toContain("s3cret");
+});
