@@ -90,12 +90,36 @@ export async function startPostgres(): Promise<PostgresTestServer> {
     if (started) await run(path.join(bin, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w"]);
     started = false;
   };
+  // A test process that ends without its afterAll (a failed hook, a timeout) must not leave a server running on a
+  // shared machine: stopped at once, synchronously, on the way out. Vitest ends its workers with SIGTERM, which the
+  // handler passes on once the server is stopped, so the process ends as it would have.
+  const stopOnExit = () => {
+    process.off("exit", stopOnExit);
+    process.off("SIGTERM", stopOnSignal);
+    const argv = [path.join(bin, "pg_ctl"), "stop", "-D", data, "-m", "immediate"];
+    try {
+      if (!started) {
+        // Nothing runs.
+      } else if (runsAsRoot()) execFileSync("runuser", ["-u", "postgres", "--", ...argv], { stdio: "ignore" });
+      else execFileSync(argv[0]!, argv.slice(1), { stdio: "ignore" });
+    } catch {
+      // Already stopped.
+    }
+    started = false;
+    fs.rmSync(root, { recursive: true, force: true });
+  };
+  const stopOnSignal = () => {
+    stopOnExit();
+    process.kill(process.pid, "SIGTERM");
+  };
+  process.on("exit", stopOnExit);
+  process.on("SIGTERM", stopOnSignal);
   try {
     await run(path.join(bin, "initdb"), ["-D", data, "-U", SUPERUSER, `--pwfile=${passwordFile}`, "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"]);
     fs.rmSync(passwordFile);
     await start();
   } catch (err) {
-    fs.rmSync(root, { recursive: true, force: true });
+    stopOnExit();
     throw err;
   }
 
@@ -131,6 +155,8 @@ export async function startPostgres(): Promise<PostgresTestServer> {
     down: halt,
     up: start,
     async stop() {
+      process.off("exit", stopOnExit);
+      process.off("SIGTERM", stopOnSignal);
       try {
         await halt();
       } finally {
