@@ -3,15 +3,20 @@ import type { SnippetStore } from "../store.js";
 import { appendToBatch, deleteRetiredRows, discardBatch, liveBatch, openBatch, publishBatch, retiredChunk } from "./snippet-batches.js";
 import type { PgContext } from "./sql.js";
 
+/**
+ * The live batch of the library version given as $1 and $2, inside the statement that reads its rows: one round trip
+ * (a context answer's load is on the hot path), and the batch and its rows are read from one snapshot.
+ */
+const LIVE_BATCH = "coalesce((SELECT b.batch FROM snippet_batches b WHERE b.library_id = $1 AND b.version = $2 AND b.state = 'live'), 0)";
+
 /** The snippets group: reads of the live batch (as the SQLite engine serves them) and the batches' writes. */
 export function snippetStore(context: PgContext): SnippetStore {
   const { sql } = context;
   return {
     count: async (libraryId, version = "", kind) => {
-      const batch = await liveBatch(sql, libraryId, version);
-      const byKind = kind ? " AND kind = $4" : "";
-      const params = kind ? [libraryId, version, batch, kind] : [libraryId, version, batch];
-      return (await sql.row<{ n: number }>(`SELECT count(*) AS n FROM snippets WHERE library_id = $1 AND version = $2 AND batch = $3${byKind}`, params))!.n;
+      const byKind = kind ? " AND kind = $3" : "";
+      const params = kind ? [libraryId, version, kind] : [libraryId, version];
+      return (await sql.row<{ n: number }>(`SELECT count(*) AS n FROM snippets WHERE library_id = $1 AND version = $2 AND batch = ${LIVE_BATCH}${byKind}`, params))!.n;
     },
     // Kept with the live batch's record (added up as its chunks were written); counted only for rows from before
     // batches (batch 0), whose totals nothing kept.
@@ -25,11 +30,10 @@ export function snippetStore(context: PgContext): SnippetStore {
     // One round trip for all the ids, then in the order asked; ids no longer served are left out.
     load: async (libraryId, version, ids) => {
       if (ids.length === 0) return [];
-      const batch = await liveBatch(sql, libraryId, version);
       const rows = await sql.rows<StoredSnippet>(
         `SELECT id, kind, title, description, language, content, source_path AS "sourcePath", page_title AS "pageTitle"
-         FROM snippets WHERE id = ANY($1::bigint[]) AND library_id = $2 AND version = $3 AND batch = $4`,
-        [ids, libraryId, version, batch],
+         FROM snippets WHERE library_id = $1 AND version = $2 AND batch = ${LIVE_BATCH} AND id = ANY($3::bigint[])`,
+        [libraryId, version, ids],
       );
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.map((id) => byId.get(id)).filter((row): row is StoredSnippet => row !== undefined);
