@@ -1,4 +1,4 @@
-import { deleteSecret } from "./account-secrets.js";
+import { deleteSecret } from "./settings.js";
 import type { Sql } from "./sql.js";
 
 /** Where a grant's tokens are sealed (secrets), by grant: the names lds.db uses. */

@@ -2,7 +2,7 @@ import { LdsError } from "../../errors.js";
 import { action } from "../../hints.js";
 import { normaliseSiteUrl } from "../record-values.js";
 import type { ConnectionListing, GitConnectionLookup, WikiConnection } from "../records.js";
-import { deleteSecret, getSecret, putSecret } from "./account-secrets.js";
+import { deleteSecret, getSecret, putSecret } from "./settings.js";
 import { accessName, dropOrphanGrants, lockTeamConnections } from "./connection-rows.js";
 import type { PgContext, Sql } from "./sql.js";
 

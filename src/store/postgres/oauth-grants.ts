@@ -1,6 +1,6 @@
 import { normaliseSiteUrl } from "../record-values.js";
 import type { GrantTokens, NewGrant, OAuthGrant, OAuthTokens } from "../records.js";
-import { getSecret, putSecret } from "./account-secrets.js";
+import { getSecret, putSecret } from "./settings.js";
 import { accessName, dropConnections, dropOrphanGrants, lockTeamConnections, refreshName, removeGrantRows } from "./connection-rows.js";
 import { NOW_TEXT } from "./schema-text.js";
 import type { PgContext, Sql } from "./sql.js";
