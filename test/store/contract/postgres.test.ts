@@ -5,28 +5,30 @@ import { openPostgresStore } from "../../../src/store/postgres/postgres-store.js
 import { startPostgres, type PostgresTestServer, type TestDatabase } from "../../helpers/postgres-server.js";
 import { describeStoreContract } from "./describe-store-contract.js";
 
-// One throwaway cluster for the file. Each test gets a new database copied from one the store has migrated
-// (a copy takes a fraction of applying the schema; test/store/postgres/schema.test.ts applies it to empty ones).
-// The next test's copy is made while a test runs, and a used one is dropped in the background: the server works
-// on them while the test process waits on its own queries.
+// One throwaway cluster and one database for the file, migrated once (test/store/postgres/schema.test.ts applies the
+// schema to new databases). Before each test every table is emptied and its ids start again at 1, as in a new
+// database, on a connection kept for that: about 45 ms a test here, where copying a new database from a migrated
+// template took 100-250 ms (the whole file: 9-13 s against 17-22 s; SQLite's contract 2.2-4 s on the same machine).
 let server: PostgresTestServer;
-let migrated: TestDatabase;
-let next: Promise<TestDatabase>;
-const drops: Array<Promise<void>> = [];
+let database: TestDatabase;
+let resetter: pg.Client;
+let emptyAll: string;
 beforeAll(async () => {
   server = await startPostgres();
-  migrated = await server.newDatabase();
-  await (await openPostgresStore({ settings: { url: migrated.url } }, randomBytes(32))).close();
-  next = server.newDatabase(migrated.name);
+  database = await server.newDatabase();
+  await (await openPostgresStore({ settings: { url: database.url } }, randomBytes(32))).close();
+  resetter = new pg.Client({ connectionString: database.url });
+  await resetter.connect();
+  const { rows } = await resetter.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY tablename");
+  emptyAll = `TRUNCATE ${rows.map((r) => r.name).join(", ")} RESTART IDENTITY`;
 });
 afterAll(async () => {
-  await Promise.allSettled([next, ...drops]);
+  await resetter?.end();
   await server?.stop();
 });
 
 describeStoreContract("PostgreSQL", async () => {
-  const database = await next;
-  next = server.newDatabase(migrated.name);
+  await resetter.query(emptyAll);
   const opened = await openPostgresStore({ settings: { url: database.url, max: 4 } }, randomBytes(32));
   return {
     store: opened.store,
@@ -42,9 +44,6 @@ describeStoreContract("PostgreSQL", async () => {
         }
       },
     },
-    close: async () => {
-      await opened.close();
-      drops.push(database.drop());
-    },
+    close: () => opened.close(),
   };
 });
