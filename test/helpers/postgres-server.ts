@@ -15,11 +15,8 @@ import { freePort } from "./s3-server.js";
 export interface PostgresTestServer {
   host: string;
   port: number;
-  /**
-   * A new database owned by `lds`: its URL (with the password) and a drop that removes it. Empty, or a copy of
-   * `template` (a database made by `newDatabase` and prepared, with nobody connected to it any more).
-   */
-  newDatabase(template?: string): Promise<TestDatabase>;
+  /** A new empty database owned by `lds`: its URL (with the password) and a drop that removes it. */
+  newDatabase(): Promise<TestDatabase>;
   /** Run SQL as the cluster's superuser in one database (seeding what no contract operation writes). */
   asSuperuser<T>(database: string, work: (client: pg.Client) => Promise<T>): Promise<T>;
   /** Stop the server (fast shutdown: connections are cut), keeping its files, as an outage does. */
@@ -138,11 +135,11 @@ export async function startPostgres(): Promise<PostgresTestServer> {
   return {
     host,
     port,
-    async newDatabase(template = "template0") {
+    async newDatabase() {
       const name = `lds_t${++counter}`;
-      // FILE_COPY: with fsync off, copying the template's files is several times faster than WAL_LOG (PostgreSQL
+      // FILE_COPY: with fsync off, copying template0's files is several times faster than WAL_LOG (PostgreSQL
       // 15's default), which writes every page of it to the WAL.
-      await asSuperuser("postgres", (c) => c.query(`CREATE DATABASE ${name} OWNER ${APP_ROLE} TEMPLATE ${template} STRATEGY FILE_COPY`));
+      await asSuperuser("postgres", (c) => c.query(`CREATE DATABASE ${name} OWNER ${APP_ROLE} TEMPLATE template0 STRATEGY FILE_COPY`));
       return {
         name,
         url: `postgres://${APP_ROLE}:${appPassword}@${host}:${port}/${name}`,
