@@ -27,6 +27,8 @@ export async function insertLibrary(sql: Sql, lib: NewLibrary): Promise<void> {
     }
     throw err;
   }
+  // The id was free: options under it are a removed library's, left by an LDS before 0.7.12 (as the SQLite engine).
+  await deleteSetting(sql, optionsKey(lib.id));
 }
 
 export async function setLibraryState(sql: Sql, libraryId: string, state: LibraryState, reason: string | null = null): Promise<void> {
