@@ -81,6 +81,8 @@ const TABLE = {
   ingestion_superseded: { status: 409, exit: EXIT.busy, summary: "a newer ingestion of the same library version replaced this one" },
   backup_running: { status: 409, exit: EXIT.busy, summary: "a backup is already running on this data volume" },
   schema_too_new: { status: 500, exit: EXIT.incompatible, summary: "database was written by a newer LDS" },
+  // Exit 8 as the other endpoints that cannot be reached (destinations, git hosts): the network or the server is down.
+  database_unreachable: { status: 503, exit: EXIT.destination, summary: "the PostgreSQL server cannot be reached" },
   key_missing: { status: 500, exit: EXIT.secrets, summary: "secret.key is missing while sealed secrets exist" },
   key_insecure: { status: 500, exit: EXIT.secrets, summary: "secret.key has unsafe permissions or size" },
   secret_tampered: { status: 500, exit: EXIT.secrets, summary: "a sealed secret failed authentication" },

@@ -106,6 +106,17 @@ describe("the architecture check", () => {
     ).toEqual(["sqlite-engine-only | ops/vec.ts | dynamic-import of sqlite-vec", "sqlite-engine-only | volume/db.ts | import of better-sqlite3"]);
   });
 
+  it("allows pg and pg-copy-streams only in the PostgreSQL engine, which may also name the records' tables", () => {
+    expect(
+      found({
+        "store/postgres/pool.ts": `import pg from "pg";\nexport const count = (p: pg.Pool) => p.query("SELECT count(*) FROM libraries");`,
+        "engine/postgres/copy.ts": `import { to } from "pg-copy-streams";\nexport const out = () => to("COPY jobs TO STDOUT");`,
+        "ops/pool.ts": `import type pg from "pg";\nexport type Pool = pg.Pool;`,
+        "volume/copy.ts": `export const load = () => import("pg-copy-streams");`,
+      }),
+    ).toEqual(["postgres-engine-only | ops/pool.ts | import of pg", "postgres-engine-only | volume/copy.ts | dynamic-import of pg-copy-streams"]);
+  });
+
   it("finds SQLite's names (PRAGMA, FTS5, vec0, a .db file) outside the engine, in strings only", () => {
     expect(
       found({

@@ -40,6 +40,9 @@ export type Rule =
  */
 export const SQLITE_ENGINE = ["store/sqlite/", "index/sqlite/", "engine/sqlite/"];
 
+/** The PostgreSQL engine, as folders: the records' implementation now (issue 34), its engine work later. */
+export const POSTGRES_ENGINE = ["store/postgres/", "engine/postgres/"];
+
 export const RULES: Rule[] = [
   { kind: "layer-known", id: "layer-known", reason: "A file outside every layer has no place in the picture; add its folder to LAYERS and to docs/architecture.md." },
   { kind: "no-upward-import", id: "no-upward-import", reason: "Dependencies point down: a lower layer importing a higher one ties the parts a second engine or shell reuses to one caller." },
@@ -51,6 +54,13 @@ export const RULES: Rule[] = [
     reason: "Only the SQLite engine knows SQLite: everything else speaks the store's contract, so a second engine (PostgreSQL) replaces one part.",
     packages: ["better-sqlite3", "sqlite-vec"],
     allowedIn: SQLITE_ENGINE,
+  },
+  {
+    kind: "packages-only-in",
+    id: "postgres-engine-only",
+    reason: "Only the PostgreSQL engine knows PostgreSQL's driver: everything else speaks the contracts, whichever engine serves them.",
+    packages: ["pg", "pg-copy-streams"],
+    allowedIn: POSTGRES_ENGINE,
   },
   {
     kind: "contract-only",
@@ -80,9 +90,9 @@ export const RULES: Rule[] = [
   {
     kind: "sql-only-in",
     id: "sql-only-in-store",
-    reason: "SQL against lds.db's tables is the SQLite engine's; elsewhere it bypasses the contract (tables read from the migrations, so a new table is covered).",
+    reason: "SQL against the records' tables is an engine's (SQLite's or PostgreSQL's); elsewhere it bypasses the contract (tables read from the migrations, so a new table is covered).",
     tablesFrom: "engine/sqlite/migrations.ts",
-    allowedIn: SQLITE_ENGINE,
+    allowedIn: [...SQLITE_ENGINE, ...POSTGRES_ENGINE],
   },
   {
     kind: "strings-only-in",

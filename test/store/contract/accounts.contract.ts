@@ -73,6 +73,17 @@ export function describeAccounts(open: OpenStore): void {
       expect(await t.store.apiKeys.hasActive()).toBe(false);
       expect(await t.store.teams.createFirst({ team: "acme", email: "owner@acme.test", plan: "pro" })).not.toBeNull();
     });
+
+    it("createFirst asked several times at once makes one team: the others answer null", async () => {
+      const callers = [1, 2, 3, 4];
+      // Teams listed at once first: an engine with a pool of connections has one open per caller, so that the
+      // first runs below really run side by side.
+      expect(await Promise.all(callers.map(() => t.store.teams.list()))).toEqual(callers.map(() => []));
+      const made = await Promise.all(callers.map((n) => t.store.teams.createFirst({ team: `team-${n}`, email: `owner@${n}.test`, plan: "free" })));
+      expect(made.filter((first) => first !== null)).toHaveLength(1);
+      expect(await t.store.teams.list()).toHaveLength(1);
+      expect(await t.store.users.list()).toHaveLength(1);
+    });
   });
 
   describe("users", () => {
@@ -99,6 +110,14 @@ export function describeAccounts(open: OpenStore): void {
       await expectLdsError(t.store.users.add(acme, "no-at-sign", "member"), "validation_error");
       await t.store.users.add(acme, "a@acme.test", "member");
       await expectLdsError(t.store.users.add(acme, "a@acme.test", "admin"), "validation_error");
+      expect(await t.store.users.list()).toHaveLength(1);
+    });
+
+    it("the same email added several times at once makes one user: the others are validation_error", async () => {
+      const acme = await t.store.teams.create("acme", "pro");
+      const added = await Promise.allSettled([1, 2, 3, 4].map(() => t.store.users.add(acme, "a@acme.test", "member")));
+      expect(added.filter((a) => a.status === "fulfilled")).toHaveLength(1);
+      for (const refused of added.filter((a) => a.status === "rejected")) expect(refused.reason).toMatchObject({ code: "validation_error" });
       expect(await t.store.users.list()).toHaveLength(1);
     });
 

@@ -35,6 +35,16 @@ export function describeConnections(open: OpenStore): void {
       expect((await t.store.connections.list()).filter((c) => c.kind === "git")).toHaveLength(1);
     });
 
+    it("a team's git connection replaced by several callers at once: each succeeds, one connection is left, with its own token", async () => {
+      const acme = await team();
+      const hosts = [1, 2, 3, 4].map((n) => `git-${n}.test`);
+      await Promise.all(hosts.map((host, n) => t.store.connections.addGit(acme, `git-token-${n}`, [host])));
+      const left = await t.store.connections.list();
+      expect(left).toHaveLength(1);
+      const n = hosts.indexOf(left[0]!.hosts[0]!);
+      expect(await t.store.connections.gitToken(acme, hosts[n]!, "github.com")).toEqual({ token: `git-token-${n}`, otherHosts: [hosts[n]] });
+    });
+
     it("keeps a wiki connection per team and site: the site normalised, its token sealed and unsealed on demand, a new one replacing the old", async () => {
       const acme = await team();
       const id = await t.store.connections.addWiki(wiki(acme));
@@ -100,6 +110,17 @@ export function describeConnections(open: OpenStore): void {
       expect(await t.store.oauth.takeState("state-stale")).toBeUndefined();
     });
 
+    it("a state taken by several callbacks at once goes to exactly one of them", async () => {
+      const acme = await team();
+      const callers = [1, 2, 3, 4, 5, 6];
+      // Unknown states taken at once first: an engine with a pool of connections has one open per caller, so that
+      // the takers below really run side by side.
+      expect(await Promise.all(callers.map((n) => t.store.oauth.takeState(`unknown-${n}`)))).toEqual(callers.map(() => undefined));
+      await t.store.oauth.createState("state-1", pending(acme), 600);
+      const taken = await Promise.all(callers.map(() => t.store.oauth.takeState("state-1")));
+      expect(taken.filter((state) => state !== undefined)).toEqual([pending(acme)]);
+    });
+
     it("a git grant keeps its tokens sealed, makes the team's git connection (replacing a pasted one) and is listed without tokens", async () => {
       const acme = await team();
       await t.store.connections.addGit(acme, "pasted-token", ["github.com"]);
@@ -161,6 +182,20 @@ export function describeConnections(open: OpenStore): void {
       await t.store.connections.addGit(acme, "pasted", ["github.com"]);
       expect(await t.store.oauth.list()).toEqual([]);
       expect(await t.store.connections.gitToken(acme, "github.com", "github.com")).toEqual({ token: "pasted", otherHosts: ["github.com"] });
+    });
+
+    it("git grants saved at once for one team leave one grant and its one connection", async () => {
+      const acme = await team();
+      const ids = await Promise.all(
+        [1, 2, 3, 4].map((n) =>
+          t.store.oauth.saveGrant({ teamId: acme, provider: "github", account: `octo-${n}`, scopes: "repo", tokens: { accessToken: `access-${n}` }, target: { kind: "git", hosts: ["github.com"] } }),
+        ),
+      );
+      const grants = await t.store.oauth.list();
+      expect(grants).toHaveLength(1);
+      expect(ids).toContain(grants[0]!.id);
+      expect(await t.store.connections.list()).toEqual([expect.objectContaining({ kind: "git", grantId: grants[0]!.id })]);
+      expect(await t.store.connections.gitToken(acme, "github.com", "github.com")).toEqual({ token: `access-${ids.indexOf(grants[0]!.id) + 1}`, otherHosts: ["github.com"], grantId: grants[0]!.id });
     });
 
     it("updates tokens (the refresh token kept unless a new one comes), marks a grant revoked until refreshed, and removes it with its connections", async () => {

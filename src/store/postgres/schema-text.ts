@@ -1,0 +1,6 @@
+/**
+ * The current time as lds.db stores it (ISO 8601, milliseconds, "Z"), so that timestamps compare as text in both
+ * engines and a backup copies them into a SQLite file unchanged. clock_timestamp(), not now(): SQLite's 'now' is the
+ * statement's time, not the transaction's start.
+ */
+export const NOW_TEXT = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -1,0 +1,62 @@
+import { seal, unseal } from "../../secrets/seal.js";
+import type { SettingStore } from "../store.js";
+import { NOW_TEXT } from "./schema-text.js";
+import type { PgContext, Sql } from "./sql.js";
+
+/** Where the records keep the fingerprint of the key the secrets are sealed with (as lds.db does). */
+const FINGERPRINT_SETTING = "secret_key.fingerprint";
+
+export async function getSetting(sql: Sql, key: string): Promise<string | undefined> {
+  return (await sql.row<{ value: string }>("SELECT value FROM settings WHERE key = $1", [key]))?.value;
+}
+
+export async function setSetting(sql: Sql, key: string, value: string): Promise<void> {
+  await sql.run(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = ${NOW_TEXT}`, [key, value]);
+}
+
+export async function deleteSetting(sql: Sql, key: string): Promise<void> {
+  await sql.run("DELETE FROM settings WHERE key = $1", [key]);
+}
+
+/** Sealed secrets by name, sealed as the SQLite engine seals them: the name is bound into the seal. */
+export async function putSecret(sql: Sql, key: Buffer, name: string, value: string): Promise<void> {
+  await sql.run(`INSERT INTO secrets (name, sealed) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sealed = excluded.sealed, updated_at = ${NOW_TEXT}`, [name, seal(key, value, name)]);
+}
+
+export async function getSecret(sql: Sql, key: Buffer, name: string): Promise<string | undefined> {
+  const row = await sql.row<{ sealed: string }>("SELECT sealed FROM secrets WHERE name = $1", [name]);
+  return row && unseal(key, row.sealed, name);
+}
+
+export async function deleteSecret(sql: Sql, name: string): Promise<void> {
+  await sql.run("DELETE FROM secrets WHERE name = $1", [name]);
+}
+
+export function settingStore({ sql, transaction, key }: PgContext): SettingStore {
+  return {
+    get: (name) => getSetting(sql, name),
+    set: (name, value) => setSetting(sql, name, value),
+    secret: (name) => getSecret(sql, key, name),
+    hasSecret: async (name) => (await sql.row("SELECT 1 FROM secrets WHERE name = $1", [name])) !== undefined,
+    // A setting and its secrets, all or nothing: a secret given is sealed, "" removes it, undefined keeps it.
+    saveWithSecrets: (setting, value, secrets) =>
+      transaction(async (tx) => {
+        await setSetting(tx, setting, value);
+        for (const secret of secrets) {
+          if (secret.value === undefined) continue;
+          if (secret.value === "") await deleteSecret(tx, secret.name);
+          else await putSecret(tx, key, secret.name, secret.value);
+        }
+      }),
+    // Every secret unsealed with the old key and sealed with the new one, and the new fingerprint, in one transaction:
+    // one that fails to unseal (tampered) aborts the rotation before anything changes. Committed means durable here
+    // (synchronous_commit is the server's, on by default), which SQLite needed a pragma for.
+    resealSecrets: (newKey, newFingerprint) =>
+      transaction(async (tx) => {
+        const rows = await tx.rows<{ name: string; sealed: string }>("SELECT name, sealed FROM secrets ORDER BY name FOR UPDATE");
+        for (const row of rows) await tx.run(`UPDATE secrets SET sealed = $1, updated_at = ${NOW_TEXT} WHERE name = $2`, [seal(newKey, unseal(key, row.sealed, row.name), row.name), row.name]);
+        await setSetting(tx, FINGERPRINT_SETTING, newFingerprint);
+        return rows.length;
+      }),
+  };
+}
