@@ -1,48 +1,24 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type Database from "better-sqlite3";
-import { LdsError } from "../../errors.js";
-import type { ApiKeyListing, Caller, NewApiKey, Plan, Role } from "../records.js";
-import { action } from "../../hints.js";
+import { bearerKey, callerOfKey, mintApiKey, noActiveKey, type KeyRow } from "../api-key-secret.js";
+import type { ApiKeyListing, Caller, NewApiKey } from "../records.js";
 
-/** Every key starts with this (spec: keys carry a fixed vendor prefix). */
-export const KEY_PREFIX = "ldssk-";
-const KEY_FORMAT = /^ldssk-([0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
-
-const digest = (secret: string) => createHash("sha256").update(secret).digest();
-
-/** A new key: shown once; only its public prefix and the SHA-256 of its secret are stored. */
+/** A new key: shown once; only its public prefix and the SHA-256 of its secret are stored (store/api-key-secret.ts). */
 export function createApiKey(db: Database.Database, userId: number, name: string | null): NewApiKey {
-  const id = randomBytes(6).toString("hex");
-  const secret = randomBytes(32).toString("base64url");
-  const prefix = `${KEY_PREFIX}${id}`;
-  db.prepare("INSERT INTO api_keys (user_id, prefix, key_hash, name) VALUES (?, ?, ?, ?)").run(userId, prefix, digest(secret).toString("hex"), name);
-  return { key: `${prefix}.${secret}`, prefix };
+  const { key, prefix, keyHash } = mintApiKey();
+  db.prepare("INSERT INTO api_keys (user_id, prefix, key_hash, name) VALUES (?, ?, ?, ?)").run(userId, prefix, keyHash, name);
+  return { key, prefix };
 }
 
 /** The caller a bearer key belongs to; `invalid_api_key` for a missing, malformed, unknown or revoked key. */
 export function authenticate(db: Database.Database, authorization: string | undefined): Caller {
-  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
-  if (!match) throw invalid(authorization ? "The Authorization header is not `Bearer <API key>`." : "An API key is required: send `Authorization: Bearer <API key>`.");
-  const parts = KEY_FORMAT.exec(match[1]!);
-  if (!parts) throw invalid(`API keys start with ${KEY_PREFIX}; this one is malformed.`);
+  const { prefix, secret } = bearerKey(authorization);
   const row = db
     .prepare(
       `SELECT k.prefix, k.key_hash, k.revoked_at, u.id AS user_id, u.email, u.role, u.removed_at, t.id AS team_id, t.plan
        FROM api_keys k JOIN users u ON u.id = k.user_id JOIN teams t ON t.id = u.team_id WHERE k.prefix = ?`,
     )
-    .get(`${KEY_PREFIX}${parts[1]}`) as
-    { prefix: string; key_hash: string; revoked_at: string | null; user_id: number; email: string; role: Role; removed_at: string | null; team_id: number; plan: Plan } | undefined;
-  // Compare even when the prefix is unknown, so that timing does not tell which prefixes exist.
-  const expected = row ? Buffer.from(row.key_hash, "hex") : Buffer.alloc(32);
-  const matches = timingSafeEqual(digest(parts[2]!), expected);
-  if (!row || !matches || row.revoked_at) throw invalid("The API key is unknown or was revoked.");
-  // Only a caller holding the key's secret gets this far, so naming its own user reveals nothing.
-  if (row.removed_at) {
-    throw new LdsError("user_not_found", `The user of this API key (${row.email}) was removed from its team.`, {
-      hint: `Ask an operator to add you again (${action("user.add")}), or use a key of another user.`,
-    });
-  }
-  return { keyPrefix: row.prefix, userId: row.user_id, email: row.email, role: row.role, teamId: row.team_id, plan: row.plan };
+    .get(prefix) as KeyRow | undefined;
+  return callerOfKey(secret, row);
 }
 
 /** Whether any key still works: a new installation has none (the server then says how to make one). */
@@ -52,7 +28,7 @@ export function hasActiveApiKey(db: Database.Database): boolean {
 
 export function revokeApiKey(db: Database.Database, prefix: string): void {
   const changes = db.prepare("UPDATE api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE prefix = ? AND revoked_at IS NULL").run(prefix).changes;
-  if (changes === 0) throw new LdsError("validation_error", `No active key ${prefix}.`, { hint: `List keys: ${action("key.list")}.` });
+  if (changes === 0) throw noActiveKey(prefix);
 }
 
 export function listApiKeys(db: Database.Database): ApiKeyListing[] {
@@ -62,8 +38,4 @@ export function listApiKeys(db: Database.Database): ApiKeyListing[] {
        FROM api_keys k JOIN users u ON u.id = k.user_id ORDER BY k.created_at`,
     )
     .all() as ApiKeyListing[];
-}
-
-function invalid(message: string): LdsError {
-  return new LdsError("invalid_api_key", message, { hint: `Create a key: ${action("key.create")}.` });
 }

@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openPostgresStore } from "../../../src/store/postgres/postgres-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { openVolume } from "../../../src/volume/open-volume.js";
+import { copyRowsToPostgres } from "../../helpers/copy-rows.js";
 import { startPostgres, type PostgresTestServer } from "../../helpers/postgres-server.js";
 import { tempDir } from "../../helpers/temp.js";
 import { bearer, expectLdsError } from "../contract/harness.js";
@@ -18,24 +17,6 @@ beforeAll(async () => {
   server = await startPostgres();
 });
 afterAll(async () => server?.stop());
-
-/** Rows of lds.db's tables, copied column for column into the PostgreSQL database (as a cross-restore will). */
-async function copyRows(sqliteFile: string, url: string, tables: string[]): Promise<void> {
-  const sqlite = new Database(sqliteFile, { readonly: true });
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const table of tables) {
-      for (const row of sqlite.prepare(`SELECT * FROM ${table}`).all() as Array<Record<string, unknown>>) {
-        const columns = Object.keys(row);
-        await client.query(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, Object.values(row));
-      }
-    }
-  } finally {
-    await client.end();
-    sqlite.close();
-  }
-}
 
 it("reads accounts made by the SQLite engine, rows copied column for column: keys authenticate, tokens unseal, sessions open", async () => {
   const root = tempDir("lds-pg-accounts-");
@@ -68,7 +49,7 @@ it("reads accounts made by the SQLite engine, rows copied column for column: key
   const database = await server.newDatabase();
   const schemaOnly = await openPostgresStore({ settings: { url: database.url } }, volume.key);
   await schemaOnly.close();
-  await copyRows(path.join(root, "lds.db"), database.url, ["teams", "users", "api_keys", "oauth_grants", "connections", "secrets", "admins", "admin_sessions"]);
+  await copyRowsToPostgres(path.join(root, "lds.db"), database.url, ["teams", "users", "api_keys", "oauth_grants", "connections", "secrets", "admins", "admin_sessions"]);
   const opened = await openPostgresStore({ settings: { url: database.url } }, volume.key);
   try {
     const postgres = opened.store;
