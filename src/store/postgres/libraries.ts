@@ -1,57 +1,18 @@
-import type { BranchRecord, Library, LibraryState } from "../records.js";
+import { LIBRARY_COLUMNS, parseBranches, toLibrary, type LibraryRow } from "../library-row.js";
 import type { LibraryStore } from "../store.js";
 import { createLibraryWithJob, insertLibrary, optionsKey, queueLibraryJob, relocateLibrary, removeLibrary, setLibraryState } from "./library-changes.js";
 import { getSetting } from "./settings.js";
 import type { PgContext } from "./sql.js";
-
-/** A row of `libraries` as stored: `branches` is JSON text, `private` 0 or 1 (as in lds.db). */
-interface LibraryRow {
-  id: string;
-  team_id: number | null;
-  title: string;
-  description: string;
-  private: number;
-  source: Library["source"];
-  source_url: string | null;
-  source_key: string | null;
-  branches: string;
-  owner_user_id: number | null;
-  state: LibraryState;
-  state_reason: string | null;
-  updated_at: string;
-}
-
-const COLUMNS = "id, team_id, title, description, private, source, source_url, source_key, branches, owner_user_id, state, state_reason, updated_at";
-
-function toLibrary(row: LibraryRow): Library {
-  return {
-    id: row.id,
-    teamId: row.team_id,
-    title: row.title,
-    description: row.description,
-    private: row.private === 1,
-    source: row.source,
-    sourceUrl: row.source_url,
-    sourceKey: row.source_key,
-    branches: parseBranches(row.branches),
-    ownerUserId: row.owner_user_id,
-    state: row.state,
-    stateReason: row.state_reason,
-    updatedAt: row.updated_at,
-  };
-}
-
-const parseBranches = (text: string | null | undefined): BranchRecord[] => (!text || text === "[]" ? [] : (JSON.parse(text) as BranchRecord[]));
 
 /** lds.db orders ids with SQLite's binary collation: "C" here, whatever the database's own collation is. */
 const BY_ID = 'ORDER BY id COLLATE "C"';
 
 export function libraryStore(context: PgContext): LibraryStore {
   const { sql } = context;
-  const many = async (where: string, params: unknown[]) => (await sql.rows<LibraryRow>(`SELECT ${COLUMNS} FROM libraries ${where} ${BY_ID}`, params)).map(toLibrary);
+  const many = async (where: string, params: unknown[]) => (await sql.rows<LibraryRow>(`SELECT ${LIBRARY_COLUMNS} FROM libraries ${where} ${BY_ID}`, params)).map(toLibrary);
   return {
     find: async (id) => {
-      const row = await sql.row<LibraryRow>(`SELECT ${COLUMNS} FROM libraries WHERE id = $1`, [id]);
+      const row = await sql.row<LibraryRow>(`SELECT ${LIBRARY_COLUMNS} FROM libraries WHERE id = $1`, [id]);
       return row && toLibrary(row);
     },
     list: () => many("", []),

@@ -1,3 +1,4 @@
+import { LIBRARY_COLUMNS, parseBranches, toLibrary, type LibraryRow } from "../library-row.js";
 import type Database from "better-sqlite3";
 import { recordAudit } from "./audit.js";
 import { enqueueJob, hasAnyPendingJob } from "./jobs.js";
@@ -5,60 +6,19 @@ import { getSetting, setSetting } from "./settings.js";
 import { libraryBusy, libraryIdTaken } from "../record-values.js";
 import type { BranchRecord, JobKind, JobPayload, Library, LibraryMove, LibraryOptions, LibraryState, NewLibrary } from "../records.js";
 
-/** A row of `libraries` as stored: `branches` is JSON text, `private` 0 or 1. */
-interface LibraryRow {
-  id: string;
-  team_id: number | null;
-  title: string;
-  description: string;
-  private: number;
-  source: Library["source"];
-  source_url: string | null;
-  source_key: string | null;
-  branches: string;
-  owner_user_id: number | null;
-  state: LibraryState;
-  state_reason: string | null;
-  updated_at: string;
-}
-
-const COLUMNS = "id, team_id, title, description, private, source, source_url, source_key, branches, owner_user_id, state, state_reason, updated_at";
-
-/** A row as the record the contract hands over (its one served-branch record parsed here, once). */
-function toLibrary(row: LibraryRow): Library {
-  return {
-    id: row.id,
-    teamId: row.team_id,
-    title: row.title,
-    description: row.description,
-    private: row.private === 1,
-    source: row.source,
-    sourceUrl: row.source_url,
-    sourceKey: row.source_key,
-    branches: parseBranches(row.branches),
-    ownerUserId: row.owner_user_id,
-    state: row.state,
-    stateReason: row.state_reason,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** Most libraries' column is "[]" (or one record): skip the parser for the empty list. */
-const parseBranches = (text: string | null | undefined): BranchRecord[] => (!text || text === "[]" ? [] : (JSON.parse(text) as BranchRecord[]));
-
 export function findLibrary(db: Database.Database, id: string): Library | undefined {
-  const row = db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE id = ?`).get(id) as LibraryRow | undefined;
+  const row = db.prepare(`SELECT ${LIBRARY_COLUMNS} FROM libraries WHERE id = ?`).get(id) as LibraryRow | undefined;
   return row && toLibrary(row);
 }
 
 /** Every library, by id. */
 export function listLibraries(db: Database.Database): Library[] {
-  return (db.prepare(`SELECT ${COLUMNS} FROM libraries ORDER BY id`).all() as LibraryRow[]).map(toLibrary);
+  return (db.prepare(`SELECT ${LIBRARY_COLUMNS} FROM libraries ORDER BY id`).all() as LibraryRow[]).map(toLibrary);
 }
 
 /** The libraries indexed from one source (a repository's host and path), whatever their ids. */
 export function librariesBySource(db: Database.Database, sourceKey: string): Library[] {
-  return (db.prepare(`SELECT ${COLUMNS} FROM libraries WHERE source_key = ? ORDER BY id`).all(sourceKey) as LibraryRow[]).map(toLibrary);
+  return (db.prepare(`SELECT ${LIBRARY_COLUMNS} FROM libraries WHERE source_key = ? ORDER BY id`).all(sourceKey) as LibraryRow[]).map(toLibrary);
 }
 
 /** Create a library, its source fixed from now on (only `moveLibrary` changes it); source_conflict if the id is taken. */
