@@ -1,3 +1,4 @@
+import { CONNECTION_COLUMNS, toConnectionListing, type ConnectionRow } from "../connection-row.js";
 import { LdsError } from "../../errors.js";
 import { action } from "../../hints.js";
 import { normaliseSiteUrl } from "../record-values.js";
@@ -76,32 +77,9 @@ export async function wikiToken(sql: Sql, key: Buffer, connection: WikiConnectio
   return token;
 }
 
-interface ListedRow {
-  id: number;
-  team_id: number;
-  kind: "git" | "wiki";
-  hosts: string | null;
-  cloud_id: string | null;
-  site_url: string | null;
-  api_base: string | null;
-  grant_id: number | null;
-  created_at: string;
-}
-
 /** Every team's connections by team, kind and id, never a token. */
 export async function listConnections(sql: Sql): Promise<ConnectionListing[]> {
-  const rows = await sql.rows<ListedRow>(`SELECT id, team_id, kind, hosts, cloud_id, site_url, api_base, grant_id, created_at FROM connections ORDER BY team_id, kind COLLATE "C", id`);
-  return rows.map((r) => ({
-    id: r.id,
-    teamId: r.team_id,
-    kind: r.kind,
-    hosts: r.hosts ? (JSON.parse(r.hosts) as string[]) : [],
-    cloudId: r.cloud_id,
-    siteUrl: r.site_url,
-    apiBase: r.api_base,
-    grantId: r.grant_id,
-    createdAt: r.created_at,
-  }));
+  return (await sql.rows<ConnectionRow>(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY team_id, kind COLLATE "C", id`)).map(toConnectionListing);
 }
 
 /** Remove a pasted connection and its sealed token (an OAuth one is removed with its grant). */

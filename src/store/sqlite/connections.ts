@@ -1,3 +1,4 @@
+import { CONNECTION_COLUMNS, toConnectionListing, type ConnectionRow } from "../connection-row.js";
 import type Database from "better-sqlite3";
 import { LdsError } from "../../errors.js";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
@@ -74,28 +75,7 @@ export function teamHasProject(db: Database.Database, teamId: number, projectId:
 }
 
 export function listConnections(db: Database.Database): ConnectionListing[] {
-  const rows = db.prepare("SELECT id, team_id, kind, hosts, cloud_id, site_url, api_base, grant_id, created_at FROM connections ORDER BY team_id, kind, id").all() as Array<{
-    id: number;
-    team_id: number;
-    kind: "git" | "wiki";
-    hosts: string | null;
-    cloud_id: string | null;
-    site_url: string | null;
-    api_base: string | null;
-    grant_id: number | null;
-    created_at: string;
-  }>;
-  return rows.map((r) => ({
-    id: r.id,
-    teamId: r.team_id,
-    kind: r.kind,
-    hosts: r.hosts ? (JSON.parse(r.hosts) as string[]) : [],
-    cloudId: r.cloud_id,
-    siteUrl: r.site_url,
-    apiBase: r.api_base,
-    grantId: r.grant_id,
-    createdAt: r.created_at,
-  }));
+  return (db.prepare(`SELECT ${CONNECTION_COLUMNS} FROM connections ORDER BY team_id, kind, id`).all() as ConnectionRow[]).map(toConnectionListing);
 }
 
 /** Remove a pasted connection and its sealed token (an OAuth one is removed with its grant). */
