@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import Database from "better-sqlite3";
 import { LdsError, fromSystemError } from "../../errors.js";
 import { LATEST_SCHEMA_VERSION } from "./migrations.js";
@@ -21,6 +22,7 @@ const DAMAGED = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
  * (no schema version, no records' tables), is archive_corrupt; a schema newer than this build's is schema_too_new.
  */
 export function openRecordsFile(file: string): RecordsFileReader {
+  if (!fs.existsSync(file)) throw new LdsError("path_not_found", `${file} does not exist.`, { hint: "Give the path of an LDS records database (an archive's db/lds.db)." });
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
