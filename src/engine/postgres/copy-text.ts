@@ -22,24 +22,30 @@ function unescapeField(field: string): string | null {
 
 /** Rows of a COPY … TO STDOUT text stream, chunk by chunk: fields as text, or null. */
 export class CopyTextRows {
-  private rest: Buffer = Buffer.alloc(0);
+  /** Chunks of a row not complete yet: joined once its newline arrives, so that a long row is copied once. */
+  private pending: Buffer[] = [];
 
   /** The rows completed by this chunk (a row cut at the chunk's end waits for the next). */
   push(chunk: Buffer): Array<Array<string | null>> {
-    const data = this.rest.length > 0 ? Buffer.concat([this.rest, chunk]) : chunk;
+    const first = chunk.indexOf(NEWLINE);
+    if (first === -1) {
+      if (chunk.length > 0) this.pending.push(chunk);
+      return [];
+    }
+    const data = this.pending.length > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
     const rows: Array<Array<string | null>> = [];
     let start = 0;
     for (let end = data.indexOf(NEWLINE, start); end !== -1; end = data.indexOf(NEWLINE, start)) {
       rows.push(data.toString("utf8", start, end).split("\t").map(unescapeField));
       start = end + 1;
     }
-    this.rest = data.subarray(start);
+    this.pending = start < data.length ? [data.subarray(start)] : [];
     return rows;
   }
 
   /** At the stream's end: a row without its newline means the stream was cut. */
   end(): void {
-    if (this.rest.length > 0) throw new Error("the COPY stream ended inside a row");
+    if (this.pending.length > 0) throw new Error("the COPY stream ended inside a row");
   }
 }
 
