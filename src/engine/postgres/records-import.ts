@@ -34,8 +34,9 @@ export async function importRecords(sourceSqliteFile: string, pool: pg.Pool, opt
   try {
     const migrations = POSTGRES_MIGRATIONS.filter((m) => m.version <= reader.version);
     if (migrations.at(-1)?.version !== reader.version) {
+      // Newer than this build's PostgreSQL schema: as a database written by a newer LDS. Older: not migrated yet.
       throw new LdsError(
-        "validation_error",
+        reader.version > POSTGRES_SCHEMA_VERSION ? "schema_too_new" : "validation_error",
         `${sourceSqliteFile} is at schema version ${reader.version}; this LDS's PostgreSQL schema has versions ${POSTGRES_MIGRATIONS.map((m) => m.version).join(", ")}. Nothing was changed.`,
         {
           hint: reader.version > POSTGRES_SCHEMA_VERSION ? "Use the LDS release that wrote it (or a newer one)." : "Open it with this LDS first (it migrates the file), then import it.",
