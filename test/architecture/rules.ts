@@ -40,7 +40,7 @@ export type Rule =
  */
 export const SQLITE_ENGINE = ["store/sqlite/", "index/sqlite/", "engine/sqlite/"];
 
-/** The PostgreSQL engine, as folders: the records' implementation now (issue 34), its engine work later. */
+/** The PostgreSQL engine, as folders: the records' implementation (issue 34) and its engine work (records copied to and from an archive's SQLite file, schema swaps). */
 export const POSTGRES_ENGINE = ["store/postgres/", "engine/postgres/"];
 
 export const RULES: Rule[] = [
@@ -69,8 +69,10 @@ export const RULES: Rule[] = [
     owner: "store/",
     contract: ["store/store.ts", "store/records.ts", "store/record-values.ts"],
     // The SQLite engine's other parts may reach its records' modules: its index reads lds.db's batch tables (FTS5
-    // lives in lds.db), and its engine work opens lds.db and binds the Store to it.
-    allowedFrom: ["engine/sqlite/", "index/sqlite/"],
+    // lives in lds.db), and its engine work opens lds.db and binds the Store to it. The PostgreSQL engine's work
+    // (backups into an archive's SQLite file, restores into a new schema) reaches its records' pool, migrations and
+    // schema, as the SQLite engine's work reaches lds.db's.
+    allowedFrom: ["engine/sqlite/", "index/sqlite/", "engine/postgres/"],
   },
   {
     kind: "contract-only",

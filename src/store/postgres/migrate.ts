@@ -22,20 +22,32 @@ export async function migratePostgres(pool: pg.Pool, endpoint: { host: string; p
   return inTransaction(pool, endpoint, async (tx) => {
     // A transaction-level advisory lock: released at COMMIT or ROLLBACK, and by the server if this process dies.
     await tx.run("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-    await tx.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL DEFAULT ${NOW_TEXT})`);
+    await tx.run(SCHEMA_MIGRATIONS_TABLE);
     const current = await schemaVersionOf(tx);
     if (current > POSTGRES_SCHEMA_VERSION) {
       throw new LdsError("schema_too_new", `The database at ${endpoint.host}:${endpoint.port} is at schema version ${current}; this LDS knows versions up to ${POSTGRES_SCHEMA_VERSION}.`, {
         hint: "Upgrade LDS to the version that wrote this database (or a newer one); nothing was changed.",
       });
     }
-    for (const migration of POSTGRES_MIGRATIONS) {
-      if (migration.version <= current) continue;
-      await tx.run(migration.sql);
-      await tx.run("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
-    }
+    await applyMigrations(tx, current, POSTGRES_SCHEMA_VERSION);
     return POSTGRES_SCHEMA_VERSION;
   });
+}
+
+/** The versions applied, as lds.db records them (version, name, applied_at). */
+const SCHEMA_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL DEFAULT ${NOW_TEXT})`;
+
+/**
+ * Apply the migrations after version `from` up to `to` in the transaction `tx`, each recorded in schema_migrations
+ * (created if need be), in the schema its search_path names first: a restore builds a schema of its own this way.
+ */
+export async function applyMigrations(tx: Sql, from: number, to: number): Promise<void> {
+  await tx.run(SCHEMA_MIGRATIONS_TABLE);
+  for (const migration of POSTGRES_MIGRATIONS) {
+    if (migration.version <= from || migration.version > to) continue;
+    await tx.run(migration.sql);
+    await tx.run("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
+  }
 }
 
 /** The highest version recorded (0 for an empty database). */

@@ -18,7 +18,7 @@ export interface PgContext {
   key: Buffer;
 }
 
-export function sqlOn(target: pg.Pool | pg.PoolClient, endpoint: { host: string; port: number }): Sql {
+export function sqlOn(target: pg.Pool | pg.ClientBase, endpoint: { host: string; port: number }): Sql {
   const query = async (text: string, params: unknown[] = []) => {
     try {
       return await target.query(text, params);
