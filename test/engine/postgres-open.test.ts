@@ -55,4 +55,21 @@ describe("opening the records in PostgreSQL with the shared key", () => {
       }
     }
   });
+
+  it("hands TLS to the driver: a CA file, or sslmode in the URL, makes it ask the server for TLS (the test server has none)", async () => {
+    const database = await server.newDatabase();
+    try {
+      const key = randomBytes(32);
+      const plain = replicaOf(database.url, key);
+      await (await openRecords(plain.root, plain.settings)).close();
+      const caFile = path.join(tempDir(), "ca.pem");
+      fs.writeFileSync(caFile, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+      for (const env of [{ LDS_DATABASE_CA_FILE: caFile }, { LDS_DATABASE_URL: `${database.url}?sslmode=verify-full` }]) {
+        const settings = databaseSettingsFromEnv({ LDS_DATABASE_URL: database.url, LDS_SECRET_KEY_FILE: plain.keyFile, ...env });
+        await expect(openRecords(plain.root, settings)).rejects.toThrow(/does not support SSL/);
+      }
+    } finally {
+      await database.drop();
+    }
+  });
 });
