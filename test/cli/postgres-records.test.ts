@@ -32,7 +32,7 @@ function otherKey(mode: number): string {
 }
 
 describe("the records commands on PostgreSQL (LDS_DATABASE_URL)", () => {
-  it("lds init on one replica makes the team, owner and key that keys, teams, users and audit on another read and change", async () => {
+  it("lds init on one replica makes the team, owner and key that keys, teams, users, admin create, connections and audit on another read and change", async () => {
     const [first, second] = [tempDir(), tempDir()];
     const init = await runCli("lds", ["init", "--email", "ops@example.com", "--json"], replica(first));
     expect(init.exitCode, init.stderr).toBe(0);
@@ -55,6 +55,12 @@ describe("the records commands on PostgreSQL (LDS_DATABASE_URL)", () => {
     expect(again.stderr).toMatch(/^Error: This data volume already has teams/m);
     const libraries = await runCli("lds", ["libraries", "list"], replica(second));
     expect(libraries.stdout).toMatch(/^No libraries yet/);
+    const admin = await runCli("lds", ["admin", "create", "--username", "ops"], replica(second, { LDS_ADMIN_PASSWORD: "a long enough password" }));
+    expect(admin.stdout, admin.stderr).toBe("Created admin ops. Log in with POST /api/auth/login.");
+    const twice = await runCli("lds", ["admin", "create", "--username", "OPS"], replica(first, { LDS_ADMIN_PASSWORD: "a long enough password" }));
+    expect(twice.exitCode).toBe(2);
+    const connections = await runCli("lds", ["connections", "list"], replica(first));
+    expect(connections.stdout, connections.stderr).toMatch(/^No connections\./);
     const audit = await runCli("lds", ["audit", "--json"], replica(first));
     expect(audit.exitCode, audit.stderr).toBe(0);
     expect(audit.stdout).toContain("dev@example.com");
