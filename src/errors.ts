@@ -28,6 +28,8 @@ export const EXIT = {
   forbidden: 10,
   /** An encrypted archive and no identity or passphrase that opens it. */
   locked: 11,
+  /** The configured database engine cannot do what the command needs yet (PostgreSQL: issue 34 in progress). */
+  unsupported: 12,
   /** `lds serve` asks its supervisor (systemd Restart=on-failure) to start it again: a staged restore is waiting. */
   restart: 75,
   interrupted: 130,
@@ -88,6 +90,7 @@ const TABLE = {
   secret_tampered: { status: 500, exit: EXIT.secrets, summary: "a sealed secret failed authentication" },
   address_in_use: { status: 500, exit: EXIT.busy, summary: "the listen address is taken by another process" },
   data_dir_invalid: { status: 500, exit: EXIT.usage, summary: "the data directory cannot be used" },
+  engine_unsupported: { status: 501, exit: EXIT.unsupported, summary: "the configured database engine cannot do this yet" },
 
   // Archives.
   archive_not_found: { status: 404, exit: EXIT.notFound, summary: "no archive with that name or path" },

@@ -19,7 +19,7 @@ export interface CheckOptions {
 
 /** The engine whose files an archive carries: formats 1 and 2 hold SQLite's (a format for another engine would name it). */
 export function archiveEngine(): Engine {
-  return chooseEngine({ engine: DEFAULT_ENGINE });
+  return chooseEngine({ engine: { name: DEFAULT_ENGINE } });
 }
 
 /** An extracted archive file, named by its path in the archive (as errors and reports name it). */

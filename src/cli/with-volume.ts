@@ -1,10 +1,11 @@
 import { resolveDataDir } from "../config/data-volume.js";
 import { enterVolume } from "../ops/enter-volume.js";
-import { openVolume, type OpenVolume } from "../volume/open-volume.js";
+import { openRecords, openVolume, type OpenRecords, type OpenVolume } from "../volume/open-volume.js";
 import { rebuildVectors } from "../ops/rebuild-vectors.js";
 import { embeddingSettingsFromEnv } from "../config/embedding-settings.js";
 import { LdsError } from "../errors.js";
 import { embedderFor } from "../vectors/embedder-for.js";
+import { commandDatabase, requireCommandWork } from "./database.js";
 
 /**
  * A command run with other embedding settings than the index was built with (the server's LDS_EMBEDDINGS_* not in
@@ -20,18 +21,26 @@ function refuseForeignEmbedder(volume: OpenVolume): void {
   });
 }
 
+/** What a command says about itself: `purpose` is recorded while it uses the volume, `command` names it in refusals. */
+interface CommandNeeds {
+  purpose?: string;
+  /** As operators type it ("lds ingest git"). @default "lds " + the purpose */
+  command?: string;
+}
+
 /**
  * Open the data volume for one short administrative command and close it afterwards. The volume is entered first
  * (an interrupted restore is finished, a running restore refused: enter-volume.ts). Commands that read or write
- * vectors ask for `vectors`: a stale index (after an upgrade) is rebuilt first, with a note on stderr.
+ * vectors ask for `vectors`: a stale index (after an upgrade) is rebuilt first, with a note on stderr. The search
+ * index is needed here: an engine without one (PostgreSQL, so far) is refused before anything is taken.
  */
-export async function withVolume<T>(dataDir: string | undefined, use: (volume: OpenVolume) => T | Promise<T>, needs: { vectors?: boolean; purpose?: string } = {}): Promise<T> {
-  const root = resolveDataDir(dataDir, process.env);
-  const entry = enterVolume(root, needs.purpose ?? process.argv.slice(2, 4).join(" "));
-  try {
-    for (const line of entry.recovered) process.stderr.write(`lds: ${line}\n`);
+export async function withVolume<T>(dataDir: string | undefined, use: (volume: OpenVolume) => T | Promise<T>, needs: CommandNeeds & { vectors?: boolean } = {}): Promise<T> {
+  const purpose = needs.purpose ?? process.argv.slice(2, 4).join(" ");
+  const command = needs.command ?? `lds ${purpose}`;
+  requireCommandWork("search", command);
+  return entered(dataDir, purpose, async (root) => {
     // The same embedder as the server (LDS_EMBEDDINGS_*), so that both write comparable vectors.
-    const volume = await openVolume(root, embedderFor(embeddingSettingsFromEnv(process.env)));
+    const volume = await openVolume(root, embedderFor(embeddingSettingsFromEnv(process.env)), { engine: commandDatabase(), command });
     try {
       if (needs.vectors && volume.index.stale) {
         refuseForeignEmbedder(volume);
@@ -40,8 +49,33 @@ export async function withVolume<T>(dataDir: string | undefined, use: (volume: O
       }
       return await use(volume);
     } finally {
-      volume.close();
+      await volume.close();
     }
+  });
+}
+
+/**
+ * Open only the records of the data volume for one short command (accounts, keys, libraries' records, the audit
+ * log), on whichever engine the settings choose, and close them afterwards. Entered as withVolume enters it.
+ */
+export async function withRecords<T>(dataDir: string | undefined, use: (records: OpenRecords) => T | Promise<T>, needs: CommandNeeds = {}): Promise<T> {
+  return entered(dataDir, needs.purpose ?? process.argv.slice(2, 4).join(" "), async (root) => {
+    const records = await openRecords(root, commandDatabase(), embedderFor(embeddingSettingsFromEnv(process.env)));
+    try {
+      return await use(records);
+    } finally {
+      await records.close();
+    }
+  });
+}
+
+/** Run `work` inside the volume (enter-volume.ts), telling the operator what entering it recovered first. */
+async function entered<T>(dataDir: string | undefined, purpose: string, work: (root: string) => Promise<T>): Promise<T> {
+  const root = resolveDataDir(dataDir, process.env);
+  const entry = enterVolume(root, purpose);
+  try {
+    for (const line of entry.recovered) process.stderr.write(`lds: ${line}\n`);
+    return await work(root);
   } finally {
     entry.leave();
   }

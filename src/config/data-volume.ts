@@ -1,13 +1,15 @@
 import path from "node:path";
+import { SQLITE_DATABASE, type DatabaseSettings } from "./database-settings.js";
 
 /** Where every file of the data volume lives (docs/data-volume.md describes each one). */
 export interface DataVolume {
   root: string;
   /**
-   * The database engine that serves the volume (engine/choose-engine.ts), from its parsed settings. Its databases'
-   * files are the engine's to name (`Engine.files`).
+   * The database engine that serves the volume (engine/choose-engine.ts) and its settings, parsed once from the
+   * environment (config/database-settings.ts): SQLite's files are the engine's to name (`Engine.files`); PostgreSQL's
+   * records are in its database, and this directory keeps the replica's own files (locks, users).
    */
-  engine: string;
+  engine: DatabaseSettings;
   key: string;
   /** A new key being put in place by a key rotation (ops/rotate-key.ts); finished or dropped when the volume opens. */
   keyNext: string;
@@ -27,14 +29,14 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv)
   return path.resolve(flag || env.LDS_DATA_DIR || DEFAULT_DATA_DIR);
 }
 
-/** Today's only engine; a volume whose settings name none uses it. */
-export const DEFAULT_ENGINE = "sqlite";
+/** The engine of a volume whose settings name none (no LDS_DATABASE_URL). */
+export const DEFAULT_ENGINE = SQLITE_DATABASE.name;
 
-export function dataVolume(root: string, settings: { engine?: string } = {}): DataVolume {
+export function dataVolume(root: string, engine: DatabaseSettings = SQLITE_DATABASE): DataVolume {
   const at = (name: string) => path.join(root, name);
   return {
     root,
-    engine: settings.engine ?? DEFAULT_ENGINE,
+    engine,
     key: at("secret.key"),
     keyNext: at("secret.key.new"),
     serverLock: at("server.lock"),

@@ -1,4 +1,5 @@
 import { takeAdminPassword } from "./admin-password.js";
+import { databaseSettingsFromEnv, type DatabaseSettings } from "./database-settings.js";
 import { wholeFromEnv } from "./env-number.js";
 import { embeddingSettingsFromEnv, type EmbeddingSettings } from "./embedding-settings.js";
 import { gitPolicyFromEnv, type GitUrlPolicy } from "./git-settings.js";
@@ -36,6 +37,8 @@ export interface ServerSettings {
   logLevel: string;
   /** The embedding provider (LDS_EMBEDDINGS_*); null: the offline hashing embedder. */
   embeddings: EmbeddingSettings | null;
+  /** Where the records are: SQLite in the data directory, or PostgreSQL (LDS_DATABASE_URL, config/database-settings.ts). */
+  database: DatabaseSettings;
 }
 
 /** Parse the server's environment: a value that is set but not usable is refused with the variable's name. */
@@ -65,5 +68,6 @@ export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
     licence: env.LDS_LICENSE?.trim() || undefined,
     logLevel: env.LDS_LOG_LEVEL?.trim() || "info",
     embeddings: embeddingSettingsFromEnv(env),
+    database: databaseSettingsFromEnv(env),
   };
 }

@@ -24,4 +24,7 @@ export const GENERAL_SETTINGS: Record<string, SettingName> = {
   agePassphrase: { flags: ["passphrase-file"], env: "LDS_AGE_PASSPHRASE_FILE" },
   licence: { env: "LDS_LICENSE" },
   embeddingsUrl: { env: "LDS_EMBEDDINGS_URL" },
+  databaseUrl: { env: "LDS_DATABASE_URL" },
+  secretKeyFile: { env: "LDS_SECRET_KEY_FILE" },
+  databaseCaFile: { env: "LDS_DATABASE_CA_FILE" },
 };

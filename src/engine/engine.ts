@@ -1,4 +1,5 @@
 import type { DataVolume } from "../config/data-volume.js";
+import type { LdsError } from "../errors.js";
 import type { SearchIndex } from "../index/search-index.js";
 import type { Store } from "../store/store.js";
 import type { Embedder } from "../vectors/embedder.js";
@@ -10,8 +11,16 @@ import type { Embedder } from "../vectors/embedder.js";
  * Chosen once per volume, from its parsed settings (engine/choose-engine.ts).
  */
 export interface Engine {
-  /** The name a volume's settings choose it by ("sqlite"). */
+  /** The name a volume's settings choose it by ("sqlite", "postgres"). */
   readonly name: string;
+  /** The name operators know it by, in messages ("SQLite", "PostgreSQL"). */
+  readonly title: string;
+  /**
+   * The engine_unsupported error for `command` when this engine cannot do `work` yet (PostgreSQL while issue 34 is
+   * under way), naming what to use instead; undefined when it can. A command asks before it takes or opens anything
+   * (`requireEngineWork` in engine/choose-engine.ts).
+   */
+  notYet(work: EngineWork, command: string): LdsError | undefined;
   /** The newest schema this engine's migrations reach: an archive of a newer one cannot be restored here. */
   readonly latestSchemaVersion: number;
 
@@ -74,6 +83,12 @@ export interface Engine {
   restoredView(opened: OpenedDatabases): RestoredVolumeView;
 }
 
+/**
+ * Kinds of engine work a command may need beyond the records: `search` (the search index: search, context, ingestion,
+ * the server), `snapshot` (backups), `restore` (restoring an archive into the volume), `keyRotation`.
+ */
+export type EngineWork = "search" | "snapshot" | "restore" | "keyRotation";
+
 /** The databases of a volume by what they hold (file paths for a file-based engine). */
 export interface VolumeDatabases {
   records: string;
@@ -108,11 +123,13 @@ export interface OpenOptions {
 /** What an engine opened: the records, the search index, the key, and the engine's upkeep. */
 export interface OpenedDatabases {
   store: Store;
-  index: SearchIndex;
+  /** Absent when the engine has no search index yet (`notYet("search")`): only the records can be used. */
+  index?: SearchIndex;
   key: Buffer;
   /** For the server: the databases' upkeep (SQLite: WAL checkpoints) on a thread of its own. */
   checkpointInThread(onFailure: (err: Error) => void): Checkpointer;
-  close(): void;
+  /** A network engine ends its connections, which takes a round trip: a command awaits it before it exits. */
+  close(): void | Promise<void>;
 }
 
 export interface ConnectedDatabases {

@@ -1,7 +1,7 @@
 import { LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
-import type { OpenVolume } from "../volume/open-volume.js";
+import type { Store } from "../store/store.js";
 import { action } from "../hints.js";
 
 export interface MoveRequest {
@@ -19,8 +19,7 @@ export interface MoveRequest {
  * serves its current snippets until the new source is indexed (a job is queued for the server). Recorded in the
  * audit log with the old and the new source, so it can be reviewed and undone by moving it back.
  */
-export async function moveLibrary(volume: OpenVolume, policy: GitUrlPolicy, request: MoveRequest): Promise<{ from: string; to: string }> {
-  const { store } = volume;
+export async function moveLibrary({ store }: { store: Store }, policy: GitUrlPolicy, request: MoveRequest): Promise<{ from: string; to: string }> {
   const library = await store.libraries.find(request.libraryId);
   if (!library) throw new LdsError("library_not_found", `No library ${request.libraryId}.`, { hint: `List them: ${action("library.list")}.` });
   if (library.source !== "git") throw new LdsError("validation_error", `${request.libraryId} is a wiki space; only git libraries can be moved.`);

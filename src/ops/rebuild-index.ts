@@ -1,6 +1,7 @@
 import path from "node:path";
 import { dataVolume } from "../config/data-volume.js";
-import { chooseEngine } from "../engine/choose-engine.js";
+import type { DatabaseSettings } from "../config/database-settings.js";
+import { chooseEngine, requireEngineWork } from "../engine/choose-engine.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { exists } from "../util/files.js";
@@ -23,8 +24,9 @@ export interface IndexRebuilt {
  * the volume open, since a server or a backup beside it would read an index being emptied and refilled. An
  * interrupted rebuild leaves the vectors stale: the next start (or this command again) rebuilds them.
  */
-export async function rebuildIndex(dataDir: string, embedder: Embedder, onProgress?: (done: number, total: number) => void): Promise<IndexRebuilt> {
-  const volume = dataVolume(dataDir);
+export async function rebuildIndex(dataDir: string, embedder: Embedder, onProgress?: (done: number, total: number) => void, engine?: DatabaseSettings): Promise<IndexRebuilt> {
+  const volume = dataVolume(dataDir, engine);
+  requireEngineWork(chooseEngine(volume), "search", "lds index rebuild");
   const records = chooseEngine(volume).files(volume).records;
   if (!exists(records)) {
     throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(records)}): there is nothing to rebuild the index from.`, {
@@ -35,7 +37,7 @@ export async function rebuildIndex(dataDir: string, embedder: Embedder, onProgre
   const lock = lockVolumeExclusive(volume, "index rebuild");
   refuseWhileInUse(volume, lock);
   try {
-    const opened = await openVolume(volume.root, embedder);
+    const opened = await openVolume(volume.root, embedder, { engine: volume.engine, command: "lds index rebuild" });
     try {
       refuseForeignEmbedder(opened.index.builtBy, embedder.id);
       const snippets = await rebuildVectors(opened, onProgress, undefined, { force: true, words: true });

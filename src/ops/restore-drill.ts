@@ -34,6 +34,7 @@ export async function restoreDrill(archive: string, options: { remote?: { destin
     const restored = await restore({ dataDir: work, archive, download: options.remote, keys: options.keys, signal: options.signal, confirm: async () => true });
     const { manifest } = restored;
     const checks: DrillResult["checks"] = [{ part: "restore", ok: true, detail: `restored into a temporary volume as lds-restore would (${manifest.files.length} files, checksums and integrity verified)` }];
+    // Always SQLite, whatever engine serves the live records: an archive carries SQLite's files (formats 1 and 2).
     const volume = await openVolume(work);
     try {
       checks.push({ part: "open", ok: true, detail: "opened as the server opens it: migrations applied, the key is the one the database was sealed with" });

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { dataVolume, fileTimestamp } from "../config/data-volume.js";
-import { chooseEngine } from "../engine/choose-engine.js";
+import type { DatabaseSettings } from "../config/database-settings.js";
+import { chooseEngine, requireEngineWork } from "../engine/choose-engine.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { setting } from "../hints.js";
 import { keyFingerprint } from "../secrets/key-file.js";
@@ -26,8 +27,9 @@ export interface KeyRotation {
  * renamed over secret.key. Opening the volume finishes an interrupted rotation (volume/key-rotation.ts): after a
  * crash before step 3 commits the old key stays, after it the new one takes its place.
  */
-export async function rotateKey(dataDir: string): Promise<KeyRotation> {
-  const volume = dataVolume(dataDir);
+export async function rotateKey(dataDir: string, engine?: DatabaseSettings): Promise<KeyRotation> {
+  const volume = dataVolume(dataDir, engine);
+  requireEngineWork(chooseEngine(volume), "keyRotation", "lds secrets rotate-key");
   const records = chooseEngine(volume).files(volume).records;
   if (!exists(records)) {
     throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(records)}).`, { hint: `Point ${setting("dataDir")} at the server's data volume.` });
@@ -35,7 +37,7 @@ export async function rotateKey(dataDir: string): Promise<KeyRotation> {
   const lock = lockVolumeExclusive(volume, "key rotation");
   refuseWhileInUse(volume, lock);
   try {
-    const opened = await openVolume(volume.root);
+    const opened = await openVolume(volume.root, undefined, { engine: volume.engine, command: "lds secrets rotate-key" });
     try {
       const newKey = randomBytes(32);
       try {

@@ -22,12 +22,38 @@ export function loadOrCreateKey(file: string, sealedSecretsExist: boolean): Buff
     }
     return createKey(file);
   }
+  return readKey(file, stat);
+}
+
+/**
+ * Read a key that must exist and is never created here: the key every replica of a shared database uses
+ * (LDS_SECRET_KEY_FILE). Missing is key_missing; readable by others or of the wrong size is key_insecure.
+ */
+export function loadSharedKey(file: string): Buffer {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw fromSystemError(err, file);
+    throw new LdsError("key_missing", `The key file ${file} does not exist; with a shared database the key is never created, so that every replica seals with the same one.`, {
+      hint: `Copy the key the other replicas use to ${file} (mode 0600); for a new database, create it once: head -c ${KEY_BYTES} /dev/urandom > ${file} && chmod 600 ${file}`,
+    });
+  }
+  return readKey(file, stat);
+}
+
+function readKey(file: string, stat: fs.Stats): Buffer {
   if ((stat.mode & 0o077) !== 0) {
     throw new LdsError("key_insecure", `${file} is readable by group or others (mode ${modeString(stat.mode)}).`, {
       hint: `Run: chmod 600 ${file}`,
     });
   }
-  const key = fs.readFileSync(file);
+  let key: Buffer;
+  try {
+    key = fs.readFileSync(file);
+  } catch (err) {
+    throw fromSystemError(err, file);
+  }
   if (key.length !== KEY_BYTES) {
     throw new LdsError("key_insecure", `${file} holds ${key.length} bytes instead of ${KEY_BYTES}.`, {
       hint: `Restore ${file} from a backup; it was truncated or replaced.`,

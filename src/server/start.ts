@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { dataVolume } from "../config/data-volume.js";
+import { chooseEngine, requireEngineWork } from "../engine/choose-engine.js";
 import { fromSystemError } from "../errors.js";
 import { serverSettingsFromEnv, type ServerSettings } from "../config/server-settings.js";
 import { licenceReader, loadLicence } from "../licence/licence.js";
@@ -54,7 +55,9 @@ export interface RunningServer {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const settings = options.settings ?? serverSettingsFromEnv(process.env);
   const logger = options.logger ?? createLogger(settings.logLevel);
-  const volume = dataVolume(options.dataDir);
+  const volume = dataVolume(options.dataDir, settings.database);
+  // Before taking anything: an engine without the search index (PostgreSQL, so far) cannot serve.
+  requireEngineWork(chooseEngine(volume), "search", "lds serve");
   ensureDirectory(volume.root);
   const lock = await takeVolume(volume, settings.restartWaitMs);
   runHeavyWorkOffThread(true);
@@ -63,7 +66,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   resources.defer(() => lock.release());
   try {
     const restored = await finishRestores(volume, lock, logger);
-    const opened = await openVolume(volume.root, embedderFor(settings.embeddings), { mappedReads: true });
+    const opened = await openVolume(volume.root, embedderFor(settings.embeddings), { mappedReads: true, engine: volume.engine, command: "lds serve" });
     resources.defer(() => opened.close());
     // Snippet batches left unfinished by a process that is gone (a crash, or an archive taken mid-ingestion) are
     // finished by nobody: retired, to be deleted, unless a command that may be writing one is still running.

@@ -233,6 +233,11 @@ export interface AdminStore {
 export interface SettingStore {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string): Promise<void>;
+  /**
+   * Set `key` only when it has no value yet, and answer the value it has now: of several processes putting different
+   * values at once (replicas recording their key's fingerprint), exactly one wins and all answer the winner's.
+   */
+  putIfAbsent(key: string, value: string): Promise<string>;
   /** A sealed secret, unsealed. */
   secret(name: string): Promise<string | undefined>;
   hasSecret(name: string): Promise<boolean>;

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
-import { chooseEngine } from "../engine/choose-engine.js";
-import type { Checkpointer, Engine } from "../engine/engine.js";
+import type { DatabaseSettings } from "../config/database-settings.js";
+import { chooseEngine, requireEngineWork } from "../engine/choose-engine.js";
+import type { Checkpointer, Engine, OpenedDatabases } from "../engine/engine.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { action, setting } from "../hints.js";
 import { exists } from "../util/files.js";
@@ -10,7 +11,8 @@ import { createHashingEmbedder, type Embedder } from "../vectors/embedder.js";
 import type { SearchIndex } from "../index/search-index.js";
 import { inlineSnippetWriter, type SnippetWriter } from "./snippet-writer.js";
 
-export interface OpenVolume {
+/** A volume opened for its records only: what every engine can give (commands that need nothing else use it). */
+export interface OpenRecords {
   /** Where its files are (DataVolume: paths only; this object is the opened volume). */
   paths: DataVolume;
   /** The engine that opened it (engine/engine.ts): engine work on this volume is asked of it. */
@@ -18,6 +20,11 @@ export interface OpenVolume {
   /** Every record of the volume, through the store's contract (store/store.ts). */
   store: Store;
   key: Buffer;
+  /** Awaited by a command before it exits: a network engine ends its connections. */
+  close(): void | Promise<void>;
+}
+
+export interface OpenVolume extends OpenRecords {
   /** The search index (index/search-index.ts): words and vectors, derived from the records. */
   index: SearchIndex;
   embedder: Embedder;
@@ -25,14 +32,15 @@ export interface OpenVolume {
   snippetWriter?: SnippetWriter;
   /** For the server: the databases' upkeep (SQLite: WAL checkpoints) in a thread of its own. */
   checkpointInThread(onFailure: (err: Error) => void): Checkpointer;
-  close(): void;
 }
 
 export interface OpenVolumeOptions {
   /** Read through a memory map (the server). */
   mappedReads?: boolean;
-  /** The volume's engine, from its parsed settings. @default sqlite */
-  engine?: string;
+  /** The volume's engine and its settings, parsed once (config/database-settings.ts). @default SQLite */
+  engine?: DatabaseSettings;
+  /** The command that opens it, named if its engine cannot (engine_unsupported). @default "this command" */
+  command?: string;
 }
 
 /**
@@ -40,8 +48,40 @@ export interface OpenVolumeOptions {
  * databases, load or create secret.key and check that it belongs to them, and open the vector index.
  */
 export async function openVolume(root: string, embedder: Embedder = createHashingEmbedder(), options: OpenVolumeOptions = {}): Promise<OpenVolume> {
-  const volume = dataVolume(root, { engine: options.engine });
+  const volume = dataVolume(root, options.engine);
   const engine = chooseEngine(volume);
+  requireEngineWork(engine, "search", options.command ?? "this command");
+  const opened = await openDatabases(volume, engine, embedder, options.mappedReads);
+  const index = opened.index;
+  if (!index) {
+    await opened.close();
+    throw new Error(`the ${engine.title} engine opened a volume without the search index it says it has`);
+  }
+  return {
+    paths: volume,
+    engine,
+    store: opened.store,
+    key: opened.key,
+    index,
+    embedder,
+    checkpointInThread: opened.checkpointInThread,
+    close: opened.close,
+  };
+}
+
+/**
+ * Open the volume for its records only (every engine can): the commands that manage accounts, keys and libraries'
+ * records. Nothing else of the volume is opened.
+ */
+export async function openRecords(root: string, engine: DatabaseSettings | undefined, embedder: Embedder = createHashingEmbedder()): Promise<OpenRecords> {
+  const volume = dataVolume(root, engine);
+  const chosen = chooseEngine(volume);
+  // The embedder matters to SQLite only, which opens its vector index beside the records.
+  const opened = await openDatabases(volume, chosen, embedder);
+  return { paths: volume, engine: chosen, store: opened.store, key: opened.key, close: opened.close };
+}
+
+async function openDatabases(volume: DataVolume, engine: Engine, embedder: Embedder, mappedReads?: boolean): Promise<OpenedDatabases> {
   ensureDirectory(volume.root);
   // Never open (or create) the databases while a restore is half done: their files are being moved (enter-volume.ts).
   if (exists(volume.restoreJournal)) {
@@ -49,17 +89,7 @@ export async function openVolume(root: string, embedder: Embedder = createHashin
       hint: `Start ${action("restore.finish")} or any other command on this data volume: it finishes the restore first.`,
     });
   }
-  const opened = await engine.open(volume, { embedder, mappedReads: options.mappedReads });
-  return {
-    paths: volume,
-    engine,
-    store: opened.store,
-    key: opened.key,
-    index: opened.index,
-    embedder,
-    checkpointInThread: opened.checkpointInThread,
-    close: opened.close,
-  };
+  return engine.open(volume, { embedder, mappedReads });
 }
 
 export function ensureDirectory(dir: string): void {

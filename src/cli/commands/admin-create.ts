@@ -4,12 +4,12 @@ import { LdsError } from "../../errors.js";
 import { takeAdminPassword } from "../../config/admin-password.js";
 import { createAdmin } from "../../ops/admins.js";
 import { commandActor } from "../cli-actor.js";
-import { withVolume } from "../with-volume.js";
+import { withRecords } from "../with-volume.js";
 
 export async function run(argv: { dataDir?: string; username: string; passwordStdin: boolean }): Promise<number> {
   const password = await readPassword(argv.passwordStdin);
   assertAcceptable(password); // before the volume is opened: a short password changes nothing
-  await withVolume(argv.dataDir, ({ store }) => createAdmin(store, commandActor(), argv.username, password), { purpose: "admin create" });
+  await withRecords(argv.dataDir, ({ store }) => createAdmin(store, commandActor(), argv.username, password), { purpose: "admin create" });
   process.stdout.write(`Created admin ${argv.username}. Log in with POST /api/auth/login.\n`);
   return 0;
 }

@@ -6,8 +6,10 @@ import { destinationFromArgs, type DestinationArgs } from "../destination-args.j
 import { interruptSignal } from "../signals.js";
 import { encryptionFromArgs, type AgeArgs } from "../archive-keys.js";
 import { printWarnings, renderWarnings } from "../warnings.js";
+import { requireCommandWork } from "../database.js";
 
 export async function run(argv: DestinationArgs & AgeArgs & { to?: string; gzip: boolean; keep?: number; json: boolean }): Promise<number> {
+  requireCommandWork("snapshot", "lds backup");
   const volume = dataVolume(resolveDataDir(argv.dataDir, process.env));
   const encryption = await encryptionFromArgs(argv);
   const destination = await destinationFromArgs(argv.to, argv);

@@ -1,7 +1,7 @@
 import { LdsError } from "../../errors.js";
 import { addGitConnection, addWikiConnection, removeConnection } from "../../ops/connections.js";
 import { commandActor } from "../cli-actor.js";
-import { withVolume } from "../with-volume.js";
+import { withRecords } from "../with-volume.js";
 
 interface ConnectionArgs {
   _: string[];
@@ -31,13 +31,13 @@ export async function run(argv: ConnectionArgs): Promise<number> {
         hint: "For example --host github.com, or --host git.example.com:8443: the token is never sent to any other host.",
       });
     }
-    return withVolume(argv.dataDir, async ({ store }) => {
+    return withRecords(argv.dataDir, async ({ store }) => {
       const team = await addGitConnection(store, commandActor(), argv.team, token, hosts);
       process.stdout.write(`Connected a git account for team ${team.name}; its token goes only to ${hosts.join(", ")}.\n`);
       return 0;
     });
   }
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     const apiBase = argv.apiBase ?? `https://api.atlassian.com/ex/confluence/${argv.cloudId}`;
     if (!/^https?:\/\//.test(apiBase) || !/^https?:\/\//.test(argv.siteUrl!)) throw new LdsError("validation_error", "--site-url and --api-base must be http(s) URLs.");
     const team = await addWikiConnection(store, commandActor(), { team: argv.team, cloudId: argv.cloudId!, siteUrl: argv.siteUrl!, apiBase, token });
@@ -48,7 +48,7 @@ export async function run(argv: ConnectionArgs): Promise<number> {
 
 /** Every team's connections, pasted or made in the dashboard by OAuth (account, state, expiry), never a token. */
 async function list(argv: ConnectionArgs): Promise<number> {
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     const teams = new Map((await store.teams.list()).map((t) => [t.id, t.name]));
     const grants = new Map((await store.oauth.list()).map((g) => [g.id, g]));
     const rows = (await store.connections.list()).map((c) => {
@@ -80,7 +80,7 @@ async function list(argv: ConnectionArgs): Promise<number> {
 
 /** Remove a connection: a pasted token is deleted; an OAuth one is disconnected (revoked at the provider where it can be). */
 async function remove(argv: ConnectionArgs): Promise<number> {
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     // Checked here too, for the hint in this shell's words.
     if (!(await store.connections.list()).some((c) => c.id === argv.id)) throw new LdsError("connection_not_found", `No connection ${argv.id}.`, { hint: "List them with lds connections list." });
     const { connection, disconnected } = await removeConnection(store, commandActor(), argv.id!);

@@ -20,6 +20,6 @@ export async function run(argv: { id: string; query: string; tokens: number; dat
       else process.stdout.write(contextAsText(answer) || `No snippet fits a budget of ${argv.tokens} tokens; try a larger --tokens.\n`);
       return 0;
     },
-    { vectors: true },
+    { vectors: true, command: "lds context" },
   );
 }

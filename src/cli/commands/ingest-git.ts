@@ -45,6 +45,6 @@ export async function run(argv: IngestArgs): Promise<number> {
         interrupt.dispose();
       }
     },
-    { vectors: true },
+    { vectors: true, command: "lds ingest git" },
   );
 }

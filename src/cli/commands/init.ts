@@ -1,11 +1,11 @@
 import { createFirstKey } from "../../ops/first-key.js";
 import type { Plan } from "../../store/records.js";
 import { commandActor } from "../cli-actor.js";
-import { withVolume } from "../with-volume.js";
+import { withRecords } from "../with-volume.js";
 
 /** `lds init --email EMAIL [--team NAME] [--plan P]`: the first team, its owner and an API key, shown once. */
 export async function run(argv: { email: string; team: string; plan: Plan; dataDir?: string; json: boolean }): Promise<number> {
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     const made = await createFirstKey(store, commandActor(), { team: argv.team, email: argv.email, plan: argv.plan });
     if (argv.json) {
       process.stdout.write(JSON.stringify(made) + "\n");

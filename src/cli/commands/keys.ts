@@ -1,9 +1,9 @@
 import { commandActor } from "../cli-actor.js";
 import { createKey, revokeKey } from "../../ops/api-keys.js";
-import { withVolume } from "../with-volume.js";
+import { withRecords } from "../with-volume.js";
 
 export async function run(argv: { _: string[]; email?: string; name?: string; prefix?: string; dataDir?: string; json?: boolean }): Promise<number> {
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     switch (argv._[1]) {
       case "create": {
         const { key, prefix } = await createKey(store, commandActor(), argv.email!, argv.name ?? null);

@@ -1,10 +1,10 @@
 import { libraryMetrics } from "../../ops/library-metrics.js";
 import { OPERATOR_ACCESS } from "../../search/library-access.js";
-import { withVolume } from "../with-volume.js";
+import { withRecords } from "../with-volume.js";
 
 /** `lds libraries metrics ID [--days N]`: a library's requests per day, top topics and MCP clients (operators see all). */
 export async function run(argv: { id: string; days: number; dataDir?: string; json: boolean }): Promise<number> {
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     const metrics = await libraryMetrics(store, OPERATOR_ACCESS, argv.id, argv.days);
     if (argv.json) {
       process.stdout.write(JSON.stringify(metrics, null, 2) + "\n");

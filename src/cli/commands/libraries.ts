@@ -1,9 +1,9 @@
 import { summarise } from "../../search/library-summary.js";
-import { withVolume } from "../with-volume.js";
+import { withRecords } from "../with-volume.js";
 
 /** `lds libraries list`: every library with its processing state (and why it failed), snippets and versions. */
 export async function run(argv: { dataDir?: string; json: boolean }): Promise<number> {
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     const rows = await store.libraries.list();
     const libraries = await Promise.all(rows.map(async (row) => ({ ...(await summarise(store, row)), processing: row.state, reason: row.stateReason, source: row.source, private: row.private })));
     if (argv.json) {

@@ -11,8 +11,10 @@ import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { summaryLines } from "../summary.js";
 import { keysFromArgs, type AgeArgs } from "../archive-keys.js";
+import { requireCommandWork } from "../database.js";
 
 export async function run(argv: DestinationArgs & AgeArgs & { archive: string; yes: boolean; json: boolean }): Promise<number> {
+  requireCommandWork("restore", "lds restore");
   const dataDir = resolveDataDir(argv.dataDir, process.env);
   const keys = keysFromArgs(argv);
   // Refuse up front rather than verify a large archive and then fail for want of a terminal.

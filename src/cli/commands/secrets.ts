@@ -1,9 +1,10 @@
 import { resolveDataDir } from "../../config/data-volume.js";
 import { rotateKey } from "../../ops/rotate-key.js";
+import { commandDatabase } from "../database.js";
 
 /** `lds secrets rotate-key`: a new secret.key, every stored secret re-sealed in one transaction (server stopped). */
 export async function run(argv: { dataDir?: string; json: boolean }): Promise<number> {
-  const result = await rotateKey(resolveDataDir(argv.dataDir, process.env));
+  const result = await rotateKey(resolveDataDir(argv.dataDir, process.env), commandDatabase());
   if (argv.json) {
     process.stdout.write(JSON.stringify(result) + "\n");
     return 0;

@@ -2,10 +2,10 @@ import type { Plan } from "../../store/records.js";
 import { isRestrictive } from "../../search/access-policy.js";
 import { commandActor } from "../cli-actor.js";
 import { addTeamProject, changeTeamPlan, changeTeamPolicy, createTeam } from "../../ops/teams.js";
-import { withVolume } from "../with-volume.js";
+import { withRecords } from "../with-volume.js";
 
 export async function run(argv: { _: string[]; name?: string; plan?: Plan; libraries?: string[]; projectId?: string; projectName?: string; dataDir?: string; json?: boolean }): Promise<number> {
-  return withVolume(argv.dataDir, async ({ store }) => {
+  return withRecords(argv.dataDir, async ({ store }) => {
     switch (argv._[1]) {
       case "create": {
         const team = await createTeam(store, commandActor(), argv.name!, argv.plan ?? "free");

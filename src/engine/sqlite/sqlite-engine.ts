@@ -16,6 +16,9 @@ import { SQLITE_FILE_NAMES, sqliteFiles, sqliteLiveFiles } from "./volume-files.
  */
 export const sqliteEngine: Engine = {
   name: "sqlite",
+  title: "SQLite",
+  // SQLite does every kind of engine work.
+  notYet: () => undefined,
   latestSchemaVersion: LATEST_SCHEMA_VERSION,
   fileNames: SQLITE_FILE_NAMES,
   files: sqliteFiles,

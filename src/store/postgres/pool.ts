@@ -10,6 +10,11 @@ export interface PoolSettings {
   connectTimeoutMs?: number;
   /** A statement running longer is cancelled by the server, so that a request never hangs on a lock. */
   statementTimeoutMs?: number;
+  /**
+   * A CA bundle (PEM) the server's certificate must chain to, its host name checked (LDS_DATABASE_CA_FILE). Without
+   * it TLS is what the URL asks for (`sslmode`, `sslrootcert`), which pg reads itself.
+   */
+  tlsCa?: string;
 }
 
 export const DEFAULTS = { max: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 };
@@ -51,6 +56,8 @@ export function openPool(settings: PoolSettings): pg.Pool {
     // gives up a little later on its own. Keep-alive notices a connection whose server vanished.
     query_timeout: statementTimeout + 2_000,
     keepAlive: true,
+    // Only when given: pg lets the URL's TLS parameters replace this (config/database-settings.ts refuses both).
+    ...(settings.tlsCa === undefined ? {} : { ssl: { ca: settings.tlsCa, rejectUnauthorized: true } }),
     types,
   });
   // An idle connection the server drops (a restart) emits here; unhandled it would end the process. The pool has

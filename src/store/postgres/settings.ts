@@ -4,7 +4,7 @@ import { NOW_TEXT } from "./schema-text.js";
 import type { PgContext, Sql } from "./sql.js";
 
 /** Where the records keep the fingerprint of the key the secrets are sealed with (as lds.db does). */
-const FINGERPRINT_SETTING = "secret_key.fingerprint";
+export const FINGERPRINT_SETTING = "secret_key.fingerprint";
 
 export async function getSetting(sql: Sql, key: string): Promise<string | undefined> {
   return (await sql.row<{ value: string }>("SELECT value FROM settings WHERE key = $1", [key]))?.value;
@@ -12,6 +12,16 @@ export async function getSetting(sql: Sql, key: string): Promise<string | undefi
 
 export async function setSetting(sql: Sql, key: string, value: string): Promise<void> {
   await sql.run(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = ${NOW_TEXT}`, [key, value]);
+}
+
+/**
+ * Two statements, not one: under READ COMMITTED an insert that waited for a concurrent one to commit does nothing,
+ * and a SELECT in the same statement would still read the snapshot taken before that commit (no row). The second
+ * statement takes a new snapshot and sees the winner's value.
+ */
+export async function putSettingIfAbsent(sql: Sql, key: string, value: string): Promise<string> {
+  await sql.run("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [key, value]);
+  return (await getSetting(sql, key))!;
 }
 
 export async function deleteSetting(sql: Sql, key: string): Promise<void> {
@@ -36,6 +46,7 @@ export function settingStore({ sql, transaction, key }: PgContext): SettingStore
   return {
     get: (name) => getSetting(sql, name),
     set: (name, value) => setSetting(sql, name, value),
+    putIfAbsent: (name, value) => putSettingIfAbsent(sql, name, value),
     secret: (name) => getSecret(sql, key, name),
     hasSecret: async (name) => (await sql.row("SELECT 1 FROM secrets WHERE name = $1", [name])) !== undefined,
     // A setting and its secrets, all or nothing: a secret given is sealed, "" removes it, undefined keeps it.

@@ -4,6 +4,12 @@ export function getSetting(db: Database.Database, key: string): string | undefin
   return db.prepare("SELECT value FROM settings WHERE key = ?").pluck().get(key) as string | undefined;
 }
 
+/** One statement each, in one connection's order: SQLite serialises writers, so the first insert wins. */
+export function putSettingIfAbsent(db: Database.Database, key: string, value: string): string {
+  db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING").run(key, value);
+  return getSetting(db, key)!;
+}
+
 export function setSetting(db: Database.Database, key: string, value: string): void {
   db.prepare(
     `INSERT INTO settings (key, value) VALUES (?, ?)

@@ -139,6 +139,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
     settings: {
       get: on(settings.getSetting),
       set: on(settings.setSetting),
+      putIfAbsent: on(settings.putSettingIfAbsent),
       secret: sealed(secrets.getSecret),
       hasSecret: on(secrets.hasSecret),
       saveWithSecrets: sealed(secrets.saveSettingWithSecrets),

@@ -48,6 +48,16 @@ export function describeAdminsAndSettings(open: OpenStore): void {
       expect(await t.store.settings.get("ui.theme")).toBe("light");
     });
 
+    it("puts a setting only when it has none, answering the value it has; of puts at once, one wins for all", async () => {
+      expect(await t.store.settings.putIfAbsent("fp", "first")).toBe("first");
+      expect(await t.store.settings.putIfAbsent("fp", "second")).toBe("first");
+      expect(await t.store.settings.get("fp")).toBe("first");
+      const answers = await Promise.all(["a", "b", "c", "d", "e", "f"].map((value) => t.store.settings.putIfAbsent("race", value)));
+      expect(new Set(answers).size).toBe(1);
+      expect(["a", "b", "c", "d", "e", "f"]).toContain(answers[0]);
+      expect(await t.store.settings.get("race")).toBe(answers[0]);
+    });
+
     it("saves a setting with its secrets: a value given is sealed, '' removes one, undefined keeps one", async () => {
       await t.store.settings.saveWithSecrets("s3", '{"bucket":"b"}', [
         { name: "s3:access", value: "AKIA-1" },

@@ -23,6 +23,10 @@ export function settingStore(tables: MemoryTables): SettingStore {
   return {
     get: async (key) => tables.settings.get(key),
     set: async (key, value) => void tables.settings.set(key, value),
+    putIfAbsent: async (key, value) => {
+      if (!tables.settings.has(key)) tables.settings.set(key, value);
+      return tables.settings.get(key)!;
+    },
     secret: async (name) => getSecret(tables, name),
     hasSecret: async (name) => tables.secrets.has(name),
     saveWithSecrets: async (key, value, secrets) => {

@@ -1,0 +1,64 @@
+import type { DataVolume } from "../../config/data-volume.js";
+import type { PostgresSettings } from "../../config/database-settings.js";
+import { LdsError } from "../../errors.js";
+import { setting } from "../../hints.js";
+import { keyFingerprint, loadSharedKey } from "../../secrets/key-file.js";
+import { openPostgresStore } from "../../store/postgres/postgres-store.js";
+import { FINGERPRINT_SETTING } from "../../store/postgres/settings.js";
+import type { PoolSettings } from "../../store/postgres/pool.js";
+import type { Store } from "../../store/store.js";
+import type { OpenedDatabases } from "../engine.js";
+
+/** The pool's settings from the volume's parsed database settings. */
+export function poolSettingsOf(settings: PostgresSettings): PoolSettings {
+  return {
+    url: settings.url,
+    max: settings.poolMax,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    statementTimeoutMs: settings.statementTimeoutMs,
+    tlsCa: settings.tls.ca,
+  };
+}
+
+export function postgresSettingsOf(volume: DataVolume): PostgresSettings {
+  if (volume.engine.name !== "postgres") throw new Error(`the PostgreSQL engine was asked to open a ${volume.engine.name} volume`);
+  return volume.engine;
+}
+
+/**
+ * Open the records in PostgreSQL: read the shared key first (never created: key_missing or key_insecure before any
+ * connection), make the pool and migrate (openPostgresStore: database_unreachable within the connect timeout,
+ * schema_too_new untouched), then check the key against the fingerprint the database records. No search index yet.
+ */
+export async function openPostgresDatabases(volume: DataVolume): Promise<OpenedDatabases> {
+  const settings = postgresSettingsOf(volume);
+  const key = loadSharedKey(settings.keyFile);
+  const opened = await openPostgresStore({ settings: poolSettingsOf(settings) }, key);
+  try {
+    await checkKeyBelongs(opened.store, key, settings);
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
+  return {
+    store: opened.store,
+    key,
+    // PostgreSQL does its own upkeep (autovacuum, checkpoints): nothing to run beside the server.
+    checkpointInThread: () => ({ close: async () => {} }),
+    close: () => opened.close(),
+  };
+}
+
+/**
+ * The first replica to open an empty database records its key's fingerprint; every later one must hold the same
+ * key. Insert-if-absent: of two replicas starting at once with different keys, one records its fingerprint and the
+ * other reads it back and is refused, so secrets are never sealed with two keys.
+ */
+async function checkKeyBelongs(store: Store, key: Buffer, settings: PostgresSettings): Promise<void> {
+  const mine = keyFingerprint(key);
+  const recorded = await store.settings.putIfAbsent(FINGERPRINT_SETTING, mine);
+  if (recorded === mine) return;
+  throw new LdsError("key_missing", `${settings.keyFile} is not the key the database at ${settings.endpoint.host}:${settings.endpoint.port} was sealed with.`, {
+    hint: `Give this replica a copy of the key file the other replicas use (${setting("secretKeyFile")}): every replica of one database shares one key.`,
+  });
+}
