@@ -223,6 +223,11 @@ export interface AdminStore {
   find(username: string): Promise<Admin | undefined>;
   count(): Promise<number>;
   create(username: string, passwordHash: string): Promise<number>;
+  /**
+   * The first admin: created only while there is none, in one step, so that of several replicas starting at once
+   * with LDS_ADMIN_PASSWORD one creates it and the others find it. Answers its id, or undefined when an admin exists.
+   */
+  createFirst(username: string, passwordHash: string): Promise<number | undefined>;
   /** A new session; only a digest of its token is stored. */
   createSession(adminId: number, ttlSeconds: number): Promise<AdminSession>;
   /** The admin of a live session, or undefined. */

@@ -78,6 +78,7 @@ export function createAccountGroups(context: PgContext): Pick<Store, "teams" | "
       find: on(admins.findAdmin),
       count: on(admins.countAdmins),
       create: on(admins.insertAdmin),
+      createFirst: whole(admins.insertFirstAdmin),
       createSession: on(admins.createSession),
       sessionAdmin: on(admins.sessionAdmin),
       deleteSession: on(admins.deleteSession),

@@ -132,6 +132,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       find: on(admins.findAdmin),
       count: on(admins.countAdmins),
       create: on(admins.insertAdmin),
+      createFirst: on(admins.insertFirstAdmin),
       createSession: on(admins.createSession),
       sessionAdmin: on(admins.sessionAdmin),
       deleteSession: on(admins.deleteSession),
