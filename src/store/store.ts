@@ -44,6 +44,7 @@ import type {
   SnippetTotals,
   StoredSnippet,
   Team,
+  TokenRefresh,
   UsageCount,
   User,
   WikiConnection,
@@ -211,6 +212,16 @@ export interface OAuthStore {
   saveGrant(grant: NewGrant): Promise<number>;
   tokens(grantId: number): Promise<GrantTokens | undefined>;
   updateTokens(grantId: number, tokens: OAuthTokens): Promise<void>;
+  /**
+   * A grant's tokens refreshed by one caller at a time, across replicas too (a rotating refresh token is good for
+   * one refresh): `refresh` is given the tokens read while the grant is held, other refreshes of the grant wait
+   * meanwhile, and what it answers is saved before the grant is let go. It answers "current" when the tokens it is
+   * given need nothing (another caller refreshed them while this one waited). The one operation that holds its
+   * transaction across a caller's await (the provider's answer, bounded by its request timeout): the alternative, a
+   * claim with an expiry, would let a slow provider's refresh run twice. Answers the tokens afterwards; undefined
+   * when the grant is gone.
+   */
+  refreshTokens(grantId: number, refresh: (current: GrantTokens) => Promise<TokenRefresh>): Promise<GrantTokens | undefined>;
   markRevoked(grantId: number, problem: string): Promise<void>;
   /** Delete a grant, its tokens and its connections. */
   remove(grantId: number): Promise<void>;

@@ -69,6 +69,7 @@ export function createAccountGroups(context: PgContext): Pick<Store, "teams" | "
       saveGrant: whole(grants.saveOAuthGrant),
       tokens: sealed(grants.oauthGrantTokens),
       updateTokens: whole(grants.updateOAuthTokens),
+      refreshTokens: whole(grants.refreshOAuthTokens),
       markRevoked: on(grants.markOAuthGrantRevoked),
       remove: whole(grants.removeOAuthGrant),
       list: () => grants.selectOAuthGrants(context.sql),
