@@ -13,7 +13,7 @@ import { createTables, type MemoryTables } from "./tables.js";
 import { auditStore, usageStore } from "./usage-audit.js";
 
 /** The schema the records follow: the contract's, whatever engine holds them (SQLite's migrations number it). */
-const SCHEMA_VERSION = 13;
+const SCHEMA_VERSION = 14;
 
 /**
  * A second engine of the records contract (src/store/store.ts), in memory, written with Maps: proof that the contract
