@@ -273,6 +273,29 @@ export interface AuditStore {
   list(limit?: number): Promise<AuditEntry[]>;
 }
 
+/** A key's request window after a charge (RequestWindowStore.charge). */
+export interface RequestWindow {
+  /** When the window began (ms since the epoch, the clock of whoever keeps the windows); it lasts windowMs. */
+  start: number;
+  /** Requests counted in it, this charge included when charged. */
+  count: number;
+  /** False when a charge with a ceiling was refused: nothing was counted. */
+  charged: boolean;
+}
+
+/**
+ * Fixed windows of requests per key (an API key's prefix, a client address, a login name): what rate limits count,
+ * the same for every process that serves these records. A window begins at a key's first request and lasts
+ * windowMs; the next request after it begins a new one. Not records: nothing is kept that a restart may not lose.
+ */
+export interface RequestWindowStore {
+  /**
+   * Count `amount` requests of `key` in its current window. With a `ceiling`, all or nothing: when the window's count
+   * would pass it, nothing is counted (`charged` false). Answers the window after the charge.
+   */
+  charge(key: string, windowMs: number, amount: number, ceiling?: number): Promise<RequestWindow>;
+}
+
 export interface Store {
   readonly libraries: LibraryStore;
   readonly versions: VersionStore;
@@ -287,6 +310,7 @@ export interface Store {
   readonly settings: SettingStore;
   readonly audit: AuditStore;
   readonly usage: UsageStore;
+  readonly requestWindows: RequestWindowStore;
   /** The schema version of the records. */
   schemaVersion(): Promise<number>;
 }

@@ -1,5 +1,6 @@
 import { ACCOUNT_TABLES } from "./schema-accounts.js";
 import { SCHEMA_14 } from "./schema-14.js";
+import { SCHEMA_14_REQUEST_WINDOWS } from "./schema-14-request-windows.js";
 import { NOW_TEXT } from "./schema-text.js";
 
 /**
@@ -118,7 +119,7 @@ const RECORD_TABLES = `
  */
 export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
   { version: 13, name: "postgresql-schema-13", sql: ACCOUNT_TABLES + RECORD_TABLES },
-  { version: 14, name: "job-leases", sql: SCHEMA_14 },
+  { version: 14, name: "job-leases", sql: SCHEMA_14 + SCHEMA_14_REQUEST_WINDOWS },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

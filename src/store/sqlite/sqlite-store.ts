@@ -10,6 +10,7 @@ import * as libraries from "./libraries.js";
 import { libraryRedirect } from "./library-redirects.js";
 import * as oauth from "./oauth.js";
 import { turnsByKey } from "../../util/turns-by-key.js";
+import { requestWindowsInMemory } from "../request-windows-in-memory.js";
 import * as versions from "./library-versions.js";
 import { schemaVersion } from "./schema-version.js";
 import * as secrets from "./secrets-table.js";
@@ -158,6 +159,8 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       read: on(usage.readUsage),
       prune: on(usage.pruneUsage),
     },
+    // One server process per SQLite volume: its windows in memory, not a write in lds.db per request.
+    requestWindows: requestWindowsInMemory(),
     schemaVersion: on(schemaVersion),
   };
 }

@@ -1,3 +1,4 @@
+import { requestWindowsInMemory } from "../../../src/store/request-windows-in-memory.js";
 import { randomBytes } from "node:crypto";
 import type { Store } from "../../../src/store/store.js";
 import { teamStore, userStore } from "./accounts.js";
@@ -37,6 +38,7 @@ export function createMemoryStore(key: Buffer = randomBytes(32)): { store: Store
     settings: settingStore(tables),
     audit: auditStore(tables),
     usage: usageStore(tables),
+    requestWindows: requestWindowsInMemory(),
     schemaVersion: async () => SCHEMA_VERSION,
   };
   return { store, tables, seed: { redirect: async (oldId, newId) => void tables.redirects.set(oldId, newId) } };

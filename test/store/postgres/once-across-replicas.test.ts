@@ -72,3 +72,13 @@ it("two replicas refreshing one grant at once call the provider once; the second
   expect(await later).toMatchObject({ accessToken: "a2", refreshToken: "r2" });
   expect(used).toEqual(["r1"]);
 });
+
+it("two replicas counting one key's requests at once count each request once, in one window", async () => {
+  database = await server.newDatabase();
+  const key = randomBytes(32);
+  replica = await openPostgresStore({ settings: { url: database.url, max: 5 } }, key);
+  second = await openPostgresStore({ settings: { url: database.url, max: 5 } }, key);
+  const charges = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? replica! : second!).store.requestWindows.charge("requests:lds_abc", 60_000, 1)));
+  expect(charges.map((w) => w.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+  expect(new Set(charges.map((w) => w.start)).size).toBe(1);
+});
