@@ -8,13 +8,12 @@ import { asOAuthFailure } from "./flow.js";
 /** Refresh this long before the access token expires: a clone or a crawl started now must not outlive it. */
 const EARLY_MS = 60_000;
 
-/** One refresh per grant at a time: with rotating refresh tokens, a second concurrent one would be refused. */
-const refreshing = new Map<number, Promise<string>>();
-
 /** What a connection's owner must do when its grant no longer works. */
 export function reconnect(providerName: string, connects: "git" | "wiki"): string {
   return `reconnect the ${connects === "wiki" ? "wiki" : "git"} account (${providerName}) in the dashboard's Connections page`;
 }
+
+const disconnected = () => new LdsError("repository_auth_failed", "The connected account was disconnected.", { hint: "Connect it again in the dashboard's Connections page." });
 
 /**
  * A grant that no longer works. The instruction is in the message too: a library's failure reason keeps only the
@@ -44,7 +43,7 @@ export async function renewedAccessToken(store: Store, grantId: number): Promise
  */
 export async function grantAccessToken(store: Store, grantId: number, options: { force?: boolean } = {}): Promise<string> {
   const tokens = await store.oauth.tokens(grantId);
-  if (!tokens || !isProviderKind(tokens.provider)) throw new LdsError("repository_auth_failed", "The connected account was disconnected.", { hint: "Connect it again in the dashboard's Connections page." });
+  if (!tokens || !isProviderKind(tokens.provider)) throw disconnected();
   const provider = providerOf(tokens.provider);
   if (tokens.state === "revoked") {
     throw mustReconnect(provider.name, provider.connects, `The ${provider.name} account's authorisation was revoked or has expired`);
@@ -55,27 +54,28 @@ export async function grantAccessToken(store: Store, grantId: number, options: {
     if (!fresh || options.force) await store.oauth.markRevoked(grantId, "the access token expired and the grant has no refresh token");
     throw mustReconnect(provider.name, provider.connects, `The ${provider.name} access token has expired and cannot be refreshed`);
   }
-  const running = refreshing.get(grantId);
-  if (running) return running;
-  const refresh = (async () => {
+  // One refresh of a grant at a time, on every replica: the store holds the grant while the provider answers.
+  // A caller that waited finds the tokens the one before it saved, and uses them instead of refreshing again.
+  let refusal: string | undefined;
+  const after = await store.oauth.refreshTokens(grantId, async (current) => {
+    if (current.state === "revoked" || !current.refreshToken || current.accessToken !== tokens.accessToken) return "current";
     const { config, clientSecret } = await usableProvider(store, tokens.provider as typeof provider.kind);
     try {
-      const next = await provider.refresh(config, clientSecret, tokens.refreshToken!);
+      const next = await provider.refresh(config, clientSecret, current.refreshToken);
       // A provider that does not rotate answers no refresh token: the old one stays valid.
-      await store.oauth.updateTokens(grantId, { ...next, refreshToken: next.refreshToken ?? tokens.refreshToken });
-      return next.accessToken;
+      return { tokens: { ...next, refreshToken: next.refreshToken ?? current.refreshToken } };
     } catch (err) {
       if (err instanceof ProviderRefusal && (err.error === "invalid_grant" || err.status === 400 || err.status === 401 || err.status === 403)) {
-        await store.oauth.markRevoked(grantId, err.message);
-        throw mustReconnect(provider.name, provider.connects, `The ${provider.name} account's authorisation was revoked or has expired (${err.message})`);
+        refusal = err.message;
+        return { revoked: err.message };
       }
       throw asOAuthFailure(provider.name, err);
     }
-  })();
-  refreshing.set(grantId, refresh);
-  try {
-    return await refresh;
-  } finally {
-    refreshing.delete(grantId);
+  });
+  if (!after) throw disconnected();
+  if (after.state === "revoked") {
+    const why = refusal ? ` (${refusal})` : "";
+    throw mustReconnect(provider.name, provider.connects, `The ${provider.name} account's authorisation was revoked or has expired${why}`);
   }
+  return after.accessToken;
 }

@@ -18,7 +18,7 @@ export interface RefreshRequest {
  * content is fetched again; with a branch added to it (a pinned version), that version is. Any other branch is
  * branch_not_found, naming the branches the library has.
  */
-export async function refreshLibrary(volume: OpenVolume, caller: Caller, request: RefreshRequest, chargeRefresh: (isOwner: boolean) => void): Promise<{ message: string }> {
+export async function refreshLibrary(volume: OpenVolume, caller: Caller, request: RefreshRequest, chargeRefresh: (isOwner: boolean) => Promise<void>): Promise<{ message: string }> {
   const { store } = volume;
   const { libraryName, branch, gitToken } = request;
   // The same visibility rules as search and context: another team's private library does not exist for the caller,
@@ -51,7 +51,7 @@ export async function refreshLibrary(volume: OpenVolume, caller: Caller, request
     payload = { url: library.sourceUrl!, teamId: caller.teamId, ...options };
     if (branch && branch !== served && added) Object.assign(payload, { branch: added.ref, version: added.name });
   }
-  chargeRefresh(library.ownerUserId === caller.userId);
+  await chargeRefresh(library.ownerUserId === caller.userId);
   await store.jobs.enqueue({ libraryId: library.id, kind: "refresh", payload }, gitToken);
   return { message: `Refresh of ${libraryName}${branch ? ` (${branch})` : ""} started.` };
 }

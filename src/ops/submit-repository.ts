@@ -26,7 +26,7 @@ export interface SubmissionContext {
   caller: Caller;
   policy: GitUrlPolicy;
   /** Counts a re-submission that starts a refresh against the caller's refresh limit (throws when over it). */
-  chargeRefresh: (isOwner: boolean) => void;
+  chargeRefresh: (isOwner: boolean) => Promise<void>;
 }
 
 export interface SubmissionAnswer {
@@ -95,7 +95,7 @@ async function resubmit(ctx: SubmissionContext, library: Library, body: Reposito
   if (await store.jobs.hasPending(library.id)) {
     return { libraryName: library.id, message: `Repository ${library.id} is already a library and is being processed; nothing was changed.` };
   }
-  ctx.chargeRefresh(library.ownerUserId === ctx.caller.userId);
+  await ctx.chargeRefresh(library.ownerUserId === ctx.caller.userId);
   const options = await store.libraries.options(library.id);
   await store.libraries.queueJob(library.id, { kind: "refresh", payload: { url: library.sourceUrl!, teamId: ctx.caller.teamId, ...options } }, body.gitToken, true);
   return { libraryName: library.id, message: `Repository ${library.id} is already a library; a refresh was started.` };

@@ -8,6 +8,7 @@ import type { BackupRunner } from "../ops/backup-runner.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { authRoutes } from "./routes/auth.js";
 import { requireSameOrigin } from "./same-origin.js";
+import { rateLimitPluginStore } from "./rate-limit-plugin-store.js";
 import { backupRoutes } from "./routes/backup.js";
 import { healthRoutes } from "./routes/health.js";
 import { publicApiRoutes, type PublicApiOptions } from "./routes/public-api.js";
@@ -119,6 +120,7 @@ export function buildApp({ volume, jobs, publicApi, usage, logger, runner, licen
   app.register(cookie);
   app.register(rateLimit, {
     global: false,
+    store: rateLimitPluginStore(volume.store.requestWindows),
     errorResponseBuilder: (_request, context) => new LdsError("rate_limit_exceeded", `Too many requests: ${context.max} per ${context.after}. Try again in ${Math.ceil(context.ttl / 1000)} s.`),
   });
   app.register(healthRoutes, { volume });

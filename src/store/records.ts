@@ -302,6 +302,9 @@ export interface GrantTokens extends OAuthTokens {
   provider: string;
 }
 
+/** What a refresh of a grant's tokens came to (OAuthStore.refreshTokens): new tokens, the provider's refusal, or nothing to do. */
+export type TokenRefresh = { tokens: OAuthTokens } | { revoked: string } | "current";
+
 /** An OAuth grant without its tokens: what the dashboard lists. */
 export interface OAuthGrant {
   id: number;

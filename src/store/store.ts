@@ -44,6 +44,7 @@ import type {
   SnippetTotals,
   StoredSnippet,
   Team,
+  TokenRefresh,
   UsageCount,
   User,
   WikiConnection,
@@ -211,6 +212,16 @@ export interface OAuthStore {
   saveGrant(grant: NewGrant): Promise<number>;
   tokens(grantId: number): Promise<GrantTokens | undefined>;
   updateTokens(grantId: number, tokens: OAuthTokens): Promise<void>;
+  /**
+   * A grant's tokens refreshed by one caller at a time, across replicas too (a rotating refresh token is good for
+   * one refresh): `refresh` is given the tokens read while the grant is held, other refreshes of the grant wait
+   * meanwhile, and what it answers is saved before the grant is let go. It answers "current" when the tokens it is
+   * given need nothing (another caller refreshed them while this one waited). The one operation that holds its
+   * transaction across a caller's await (the provider's answer, bounded by its request timeout): the alternative, a
+   * claim with an expiry, would let a slow provider's refresh run twice. Answers the tokens afterwards; undefined
+   * when the grant is gone.
+   */
+  refreshTokens(grantId: number, refresh: (current: GrantTokens) => Promise<TokenRefresh>): Promise<GrantTokens | undefined>;
   markRevoked(grantId: number, problem: string): Promise<void>;
   /** Delete a grant, its tokens and its connections. */
   remove(grantId: number): Promise<void>;
@@ -223,6 +234,11 @@ export interface AdminStore {
   find(username: string): Promise<Admin | undefined>;
   count(): Promise<number>;
   create(username: string, passwordHash: string): Promise<number>;
+  /**
+   * The first admin: created only while there is none, in one step, so that of several replicas starting at once
+   * with LDS_ADMIN_PASSWORD one creates it and the others find it. Answers its id, or undefined when an admin exists.
+   */
+  createFirst(username: string, passwordHash: string): Promise<number | undefined>;
   /** A new session; only a digest of its token is stored. */
   createSession(adminId: number, ttlSeconds: number): Promise<AdminSession>;
   /** The admin of a live session, or undefined. */
@@ -262,6 +278,29 @@ export interface AuditStore {
   list(limit?: number): Promise<AuditEntry[]>;
 }
 
+/** A key's request window after a charge (RequestWindowStore.charge). */
+export interface RequestWindow {
+  /** When the window began (ms since the epoch, the clock of whoever keeps the windows); it lasts windowMs. */
+  start: number;
+  /** Requests counted in it, this charge included when charged. */
+  count: number;
+  /** False when a charge with a ceiling was refused: nothing was counted. */
+  charged: boolean;
+}
+
+/**
+ * Fixed windows of requests per key (an API key's prefix, a client address, a login name): what rate limits count,
+ * the same for every process that serves these records. A window begins at a key's first request and lasts
+ * windowMs; the next request after it begins a new one. Not records: nothing is kept that a restart may not lose.
+ */
+export interface RequestWindowStore {
+  /**
+   * Count `amount` requests of `key` in its current window. With a `ceiling`, all or nothing: when the window's count
+   * would pass it, nothing is counted (`charged` false). Answers the window after the charge.
+   */
+  charge(key: string, windowMs: number, amount: number, ceiling?: number): Promise<RequestWindow>;
+}
+
 export interface Store {
   readonly libraries: LibraryStore;
   readonly versions: VersionStore;
@@ -276,6 +315,7 @@ export interface Store {
   readonly settings: SettingStore;
   readonly audit: AuditStore;
   readonly usage: UsageStore;
+  readonly requestWindows: RequestWindowStore;
   /** The schema version of the records. */
   schemaVersion(): Promise<number>;
 }

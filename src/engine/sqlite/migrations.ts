@@ -408,6 +408,20 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT 'schema 13', 'library.rename', new_id, json_object('from', old_id, 'to', new_id) FROM library_redirects;
     `,
   },
+  {
+    version: 14,
+    name: "job-leases",
+    sql: `
+      -- Job leases, so that several replicas on one shared database can run jobs: the runner that claimed a job
+      -- holds it until lease_until (text in this file's timestamp format, renewed by its heartbeats); a job whose
+      -- lease has passed belongs to a runner that died and is claimed again. attempts counts the claims, so a job
+      -- that kills its runner every time is failed instead of claimed for ever. Jobs running at the upgrade have no
+      -- owner and no lease: a sole server requeues them at its start, as before.
+      ALTER TABLE jobs ADD COLUMN lease_owner TEXT;
+      ALTER TABLE jobs ADD COLUMN lease_until TEXT;
+      ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

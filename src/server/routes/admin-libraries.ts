@@ -20,7 +20,7 @@ export interface AdminLibraryOptions {
 }
 
 /** An operator is not charged refreshes: the limits protect the server from clients, not from its operator. */
-const uncharged = () => {};
+const uncharged = async () => {};
 
 /**
  * Libraries for operators: every library of every team with its processing state, and submit, refresh and remove

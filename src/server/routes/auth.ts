@@ -15,7 +15,7 @@ export interface AuthRouteOptions {
 
 /** POST /api/auth/login, GET /api/auth/session and POST /api/auth/logout (docs/admin-api.md). */
 export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { volume, sessionTtlSeconds, loginAttemptsPerMinute }) => {
-  const perAccount = createRateLimiter();
+  const perAccount = createRateLimiter(volume.store.requestWindows, "logins");
   app.post<{ Body: { username: string; password: string } }>(
     "/api/auth/login",
     {
@@ -31,7 +31,7 @@ export const authRoutes: FastifyPluginAsync<AuthRouteOptions> = async (app, { vo
     },
     async (request, reply): Promise<LoginAnswer> => {
       // Per account too: behind a trusted proxy the address (X-Forwarded-For) is the client's to choose.
-      perAccount.hit(`login:${request.body.username.toLowerCase()}`, loginAttemptsPerMinute, reply);
+      await perAccount.hit(`login:${request.body.username.toLowerCase()}`, loginAttemptsPerMinute, reply);
       const admin = await volume.store.admins.find(request.body.username);
       // Always run scrypt, also for unknown users, so that timing does not reveal which usernames exist.
       const ok = await verifyPassword(request.body.password, admin?.passwordHash);

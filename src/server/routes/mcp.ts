@@ -21,7 +21,7 @@ export const MAX_BATCH_MESSAGES = 20;
  */
 export const mcpRoutes: FastifyPluginAsync<{ volume: OpenVolume; usage: UsageRecorder }> = async (app, { volume, usage }) => {
   app.post("/mcp", async (request, reply) => {
-    chargeEachMessage(request.body, reply);
+    await chargeEachMessage(request.body, reply);
     const { mcpClient } = clientOf(request);
     const server = createMcpServer(volume, request.access!, (libraryId, query) => usage.record({ libraryId, query, client: "mcp", mcpClient }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -48,10 +48,10 @@ export const mcpRoutes: FastifyPluginAsync<{ volume: OpenVolume; usage: UsageRec
  * A batch costs what its messages cost: one request each, charged before any of them runs (all or nothing), so a
  * JSON-RPC array is no way around the rate limit. An empty batch is invalid JSON-RPC; an oversized one is refused.
  */
-function chargeEachMessage(body: unknown, reply: FastifyReply): void {
+async function chargeEachMessage(body: unknown, reply: FastifyReply): Promise<void> {
   if (!Array.isArray(body)) return; // one message: the authentication hook has counted it
   if (body.length === 0 || body.length > MAX_BATCH_MESSAGES) {
     throw new LdsError("validation_error", `A JSON-RPC batch holds 1 to ${MAX_BATCH_MESSAGES} messages; this one holds ${body.length}. Send the messages one at a time or in smaller batches.`);
   }
-  chargeAsMany(reply, body.length, `this batch of ${body.length} JSON-RPC messages`);
+  await chargeAsMany(reply, body.length, `this batch of ${body.length} JSON-RPC messages`);
 }

@@ -55,15 +55,15 @@ function presentedKey(request: FastifyRequest): string | undefined {
  */
 export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app, options) => {
   const { store } = options.volume;
-  const requests = createRateLimiter();
-  const failures = createRateLimiter();
-  const anonymous = createRateLimiter();
-  const refreshes = createRateLimiter();
+  const requests = createRateLimiter(store.requestWindows, "requests");
+  const failures = createRateLimiter(store.requestWindows, "failures");
+  const anonymous = createRateLimiter(store.requestWindows, "anonymous");
+  const refreshes = createRateLimiter(store.requestWindows, "refreshes");
 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = presentedKey(request);
     if (!key && options.publicRead && isAnonymousRead(request.method, matchedRoute(request))) {
-      anonymous.hit(`anonymous:${request.ip}`, options.anonymousPerMinute, reply);
+      await anonymous.hit(`anonymous:${request.ip}`, options.anonymousPerMinute, reply);
       request.access = ANONYMOUS_ACCESS;
       return;
     }
@@ -73,10 +73,10 @@ export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app,
     } catch (err) {
       // RFC 9110: a 401 names the scheme it wants (MCP clients read it to know that a key is missing).
       if (isLdsError(err, "invalid_api_key")) reply.header("WWW-Authenticate", 'Bearer realm="LDS"');
-      failures.hit(`ip:${request.ip}`, options.unauthenticatedPerMinute, reply);
+      await failures.hit(`ip:${request.ip}`, options.unauthenticatedPerMinute, reply);
       throw err;
     }
-    requests.hit(caller.keyPrefix, options.limits[caller.plan], reply);
+    await requests.hit(caller.keyPrefix, options.limits[caller.plan], reply);
     request.caller = caller;
     request.access = await callerAccess(store, caller);
   };

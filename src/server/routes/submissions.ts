@@ -6,7 +6,7 @@ import { submitRepository, type RepositorySubmission } from "../../ops/submit-re
 import { submitWikiSpace, type WikiSubmission } from "../../ops/submit-wiki.js";
 import type { GitUrlPolicy } from "../../config/git-settings.js";
 import type { Caller } from "../../store/records.js";
-import type { createRateLimiter } from "../rate-limiter.js";
+import type { RateLimiter } from "../rate-limiter.js";
 
 export interface SubmissionOptions {
   volume: OpenVolume;
@@ -14,7 +14,7 @@ export interface SubmissionOptions {
   /** Refreshes per minute: by a library's owner, and by anyone else. */
   refreshLimits: { owner: number; other: number };
   /** The refresh counters, shared by the routes at /v1/… and /api/v1/…. */
-  refreshes: ReturnType<typeof createRateLimiter>;
+  refreshes: RateLimiter;
   gitPolicy: GitUrlPolicy;
 }
 
@@ -100,9 +100,9 @@ export const submissionRoutes: FastifyPluginAsync<SubmissionOptions> = async (ap
 
   /** Refreshes count against the caller's refresh limit: the owner's own, or everyone else's. */
   function charge(caller: Caller, reply: FastifyReply) {
-    return (isOwner: boolean) => {
+    return async (isOwner: boolean) => {
       const limit = isOwner ? options.refreshLimits.owner : options.refreshLimits.other;
-      refreshes.hit(`${caller.keyPrefix}:${isOwner ? "owner" : "other"}`, limit, reply);
+      await refreshes.hit(`${caller.keyPrefix}:${isOwner ? "owner" : "other"}`, limit, reply);
     };
   }
 };

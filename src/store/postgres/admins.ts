@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { LdsError } from "../../errors.js";
 import type { Admin, AdminSession, SessionAdmin } from "../records.js";
-import type { Sql } from "./sql.js";
+import type { PgContext, Sql } from "./sql.js";
 import { isUniqueViolation } from "./unique-violation.js";
 
 // Usernames are unique and found whatever their case, as lds.db's `COLLATE NOCASE` column does (usernames are
@@ -27,6 +27,17 @@ export async function insertAdmin(sql: Sql, username: string, passwordHash: stri
     if (isUniqueViolation(err)) throw new LdsError("validation_error", `An admin named ${username} already exists.`, { hint: "Choose another username." });
     throw err;
   }
+}
+
+/**
+ * The first admin, only while there is none. The admins table is locked against inserts (not reads) for the
+ * transaction: of two replicas starting at once, the second waits, then finds the first's admin (as first-team.ts).
+ */
+export async function insertFirstAdmin({ transaction }: PgContext, username: string, passwordHash: string): Promise<number | undefined> {
+  return transaction(async (tx) => {
+    await tx.run("LOCK TABLE admins IN SHARE ROW EXCLUSIVE MODE");
+    return (await countAdmins(tx)) === 0 ? insertAdmin(tx, username, passwordHash) : undefined;
+  });
 }
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");

@@ -1,5 +1,5 @@
 import { normaliseSiteUrl } from "../record-values.js";
-import type { GrantTokens, NewGrant, OAuthGrant, OAuthTokens } from "../records.js";
+import type { GrantTokens, NewGrant, OAuthGrant, OAuthTokens, TokenRefresh } from "../records.js";
 import { getSecret, putSecret } from "./settings.js";
 import { accessName, dropConnections, dropOrphanGrants, lockTeamConnections, refreshName, removeGrantRows } from "./connection-rows.js";
 import { NOW_TEXT } from "./schema-text.js";
@@ -67,6 +67,28 @@ export async function updateOAuthTokens({ transaction, key }: PgContext, grantId
     // The grant's row first (as removeGrantRows locks it): a grant removed meanwhile gets no tokens back.
     const changed = await tx.run(`UPDATE oauth_grants SET expires_at = $1, state = 'active', problem = NULL, updated_at = ${NOW_TEXT} WHERE id = $2`, [tokens.expiresAt ?? null, grantId]);
     if (changed > 0) await putTokens(tx, key, grantId, tokens);
+  });
+}
+
+/**
+ * A refresh under the grant's row lock (FOR UPDATE): a second refresh of the grant, on this replica or another,
+ * waits for this transaction, then reads the tokens it saved. The lock order is the grant's row, then its secrets,
+ * as every other change of a grant takes them.
+ */
+export async function refreshOAuthTokens({ transaction, key }: PgContext, grantId: number, refresh: (current: GrantTokens) => Promise<TokenRefresh>): Promise<GrantTokens | undefined> {
+  return transaction(async (tx) => {
+    if (!(await tx.row("SELECT 1 FROM oauth_grants WHERE id = $1 FOR UPDATE", [grantId]))) return undefined;
+    const current = await oauthGrantTokens(tx, key, grantId);
+    if (!current) return undefined;
+    const outcome = await refresh(current);
+    if (outcome === "current") return current;
+    if ("revoked" in outcome) {
+      await markOAuthGrantRevoked(tx, grantId, outcome.revoked);
+    } else {
+      await tx.run(`UPDATE oauth_grants SET expires_at = $1, state = 'active', problem = NULL, updated_at = ${NOW_TEXT} WHERE id = $2`, [outcome.tokens.expiresAt ?? null, grantId]);
+      await putTokens(tx, key, grantId, outcome.tokens);
+    }
+    return oauthGrantTokens(tx, key, grantId);
   });
 }
 

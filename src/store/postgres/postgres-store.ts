@@ -8,6 +8,7 @@ import { settingStore } from "./settings.js";
 import { snippetStore } from "./snippets.js";
 import { auditStore, usageStore } from "./usage-audit.js";
 import { versionStore } from "./versions.js";
+import { requestWindowStore } from "./request-windows.js";
 import { endpointOf, openPool, type PoolSettings } from "./pool.js";
 import { sqlOn, type PgContext } from "./sql.js";
 import { inTransaction } from "./transaction.js";
@@ -48,6 +49,7 @@ export async function openPostgresStore(target: PostgresTarget, key: Buffer): Pr
     ...createAccountGroups(context),
     settings: settingStore(context),
     audit: auditStore(context),
+    requestWindows: requestWindowStore(context),
     usage: usageStore(context),
     schemaVersion: () => schemaVersionOf(context.sql),
   };

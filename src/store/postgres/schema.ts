@@ -1,10 +1,12 @@
 import { ACCOUNT_TABLES } from "./schema-accounts.js";
+import { SCHEMA_14 } from "./schema-14.js";
+import { SCHEMA_14_REQUEST_WINDOWS } from "./schema-14-request-windows.js";
 import { NOW_TEXT } from "./schema-text.js";
 
 /**
- * The PostgreSQL schema of the records, at lds.db's schema 13 (engine/sqlite/migrations.ts, the shape after all 13
- * migrations): the same tables and columns, in the same order, so that a backup can copy rows into a SQLite file
- * column for column. Left out: the full-text table and its triggers, and the vectors (the search index stays
+ * The PostgreSQL schema of the records as first created, at lds.db's schema 13 (engine/sqlite/migrations.ts, the
+ * shape after its first 13 migrations; later versions are steps of their own, as schema-14.ts): the same tables
+ * and columns, in the same order, so that a backup can copy rows into a SQLite file column for column. Left out: the full-text table and its triggers, and the vectors (the search index stays
  * SQLite, per replica). Ids are identities that take explicit values (a restore keeps them); timestamps are text in
  * lds.db's format (schema-text.ts); 0/1 flags stay integers, as lds.db stores them.
  */
@@ -112,8 +114,12 @@ const RECORD_TABLES = `
 
 /**
  * The schema versions a PostgreSQL database goes through, as lds.db's migrations: the version is the last one
- * applied. PostgreSQL starts at 13 (the first version it serves), created whole; later versions are new entries.
+ * applied. PostgreSQL starts at 13 (the first version it serves), created whole; later versions are incremental steps,
+ * applied in turn under the same advisory lock (migrate.ts).
  */
-export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [{ version: 13, name: "postgresql-schema-13", sql: ACCOUNT_TABLES + RECORD_TABLES }];
+export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  { version: 13, name: "postgresql-schema-13", sql: ACCOUNT_TABLES + RECORD_TABLES },
+  { version: 14, name: "job-leases", sql: SCHEMA_14 + SCHEMA_14_REQUEST_WINDOWS },
+];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

@@ -27,6 +27,11 @@ export function insertAdmin(db: Database.Database, username: string, passwordHas
   }
 }
 
+/** The first admin, only while there is none: one transaction, and SQLite has one writer at a time. */
+export function insertFirstAdmin(db: Database.Database, username: string, passwordHash: string): number | undefined {
+  return db.transaction(() => (countAdmins(db) === 0 ? insertAdmin(db, username, passwordHash) : undefined)).immediate();
+}
+
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** A new session: 32 random bytes for the cookie; only their SHA-256 is stored. */

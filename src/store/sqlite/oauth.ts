@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type Database from "better-sqlite3";
 import { deleteSecret, getSecret, putSecret } from "./secrets-table.js";
 import { normaliseSiteUrl } from "../record-values.js";
-import type { GrantTokens, NewGrant, OAuthGrant, OAuthState, OAuthTokens } from "../records.js";
+import type { GrantTokens, NewGrant, OAuthGrant, OAuthState, OAuthTokens, TokenRefresh } from "../records.js";
 
 const hashOf = (state: string) => createHash("sha256").update(state).digest("hex");
 const accessName = (grantId: number) => `oauth:${grantId}:access`;
@@ -112,9 +112,38 @@ export function oauthGrantTokens(db: Database.Database, key: Buffer, grantId: nu
 /** New tokens after a refresh (the refresh token rotates when the provider sends a new one). */
 export function updateOAuthTokens(db: Database.Database, key: Buffer, grantId: number, tokens: OAuthTokens): void {
   db.transaction(() => {
-    putTokens(db, key, grantId, tokens);
-    db.prepare("UPDATE oauth_grants SET expires_at = ?, state = 'active', problem = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?").run(tokens.expiresAt ?? null, grantId);
+    // A grant removed meanwhile (while its provider answered a refresh) gets no tokens back: they would be orphans.
+    const changed = db
+      .prepare("UPDATE oauth_grants SET expires_at = ?, state = 'active', problem = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?")
+      .run(tokens.expiresAt ?? null, grantId).changes;
+    if (changed > 0) putTokens(db, key, grantId, tokens);
   }).immediate();
+}
+
+/**
+ * A refresh, one at a time per grant (`turns`: the store's, as one process alone writes a SQLite volume): the
+ * tokens are read when this refresh's turn comes, so that a refresh that waited sees the one before it. No
+ * transaction is held across the provider's answer: SQLite's one writer would stop every other write meanwhile.
+ */
+export async function refreshOAuthTokens(
+  db: Database.Database,
+  key: Buffer,
+  turns: <T>(grantId: number, work: () => Promise<T>) => Promise<T>,
+  grantId: number,
+  refresh: (current: GrantTokens) => Promise<TokenRefresh>,
+): Promise<GrantTokens | undefined> {
+  return turns(grantId, async () => {
+    const current = oauthGrantTokens(db, key, grantId);
+    if (!current) return undefined;
+    const outcome = await refresh(current);
+    if (outcome === "current") return current;
+    if ("revoked" in outcome) {
+      markOAuthGrantRevoked(db, grantId, outcome.revoked);
+    } else {
+      updateOAuthTokens(db, key, grantId, outcome.tokens);
+    }
+    return oauthGrantTokens(db, key, grantId);
+  });
 }
 
 /** The provider refused to refresh (revoked, expired): kept, to be shown, until reconnected or disconnected. */

@@ -9,6 +9,8 @@ import * as jobs from "./jobs.js";
 import * as libraries from "./libraries.js";
 import { libraryRedirect } from "./library-redirects.js";
 import * as oauth from "./oauth.js";
+import { turnsByKey } from "../../util/turns-by-key.js";
+import { requestWindowsInMemory } from "../request-windows-in-memory.js";
 import * as versions from "./library-versions.js";
 import { schemaVersion } from "./schema-version.js";
 import * as secrets from "./secrets-table.js";
@@ -24,6 +26,8 @@ import * as usage from "./usage.js";
  * for engines that wait on a network. `key` seals and unseals the secrets that operations store.
  */
 export function createSqliteStore(db: Database.Database, key: Buffer): Store {
+  // One refresh of a grant's tokens at a time in this process (oauth.ts says why not a transaction).
+  const grantRefreshTurns = turnsByKey<number>();
   // Each operation: the module's function with this database (and key) bound, its result as a Promise.
   const on =
     <A extends unknown[], R>(fn: (db: Database.Database, ...args: A) => R) =>
@@ -123,6 +127,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       saveGrant: sealed(oauth.saveOAuthGrant),
       tokens: sealed(oauth.oauthGrantTokens),
       updateTokens: sealed(oauth.updateOAuthTokens),
+      refreshTokens: (grantId, refresh) => oauth.refreshOAuthTokens(db, key, grantRefreshTurns, grantId, refresh),
       markRevoked: on(oauth.markOAuthGrantRevoked),
       remove: on(oauth.removeOAuthGrant),
       list: on(oauth.listOAuthGrants),
@@ -132,6 +137,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       find: on(admins.findAdmin),
       count: on(admins.countAdmins),
       create: on(admins.insertAdmin),
+      createFirst: on(admins.insertFirstAdmin),
       createSession: on(admins.createSession),
       sessionAdmin: on(admins.sessionAdmin),
       deleteSession: on(admins.deleteSession),
@@ -154,6 +160,8 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       read: on(usage.readUsage),
       prune: on(usage.pruneUsage),
     },
+    // One server process per SQLite volume: its windows in memory, not a write in lds.db per request.
+    requestWindows: requestWindowsInMemory(),
     schemaVersion: on(schemaVersion),
   };
 }

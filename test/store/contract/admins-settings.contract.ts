@@ -23,6 +23,20 @@ export function describeAdminsAndSettings(open: OpenStore): void {
       expect(await t.store.admins.count()).toBe(2);
     });
 
+    it("the first admin is created once, by one of several callers at once, and never beside another admin", async () => {
+      const ids = await Promise.all(["first-a", "first-b", "first-c", "first-d"].map((name) => t.store.admins.createFirst(name, `hash-${name}`)));
+      const made = ids.filter((id) => id !== undefined);
+      expect(made).toHaveLength(1);
+      expect(await t.store.admins.count()).toBe(1);
+      expect(await t.store.admins.createFirst("later", "hash")).toBeUndefined();
+      expect(await t.store.admins.find("later")).toBeUndefined();
+    });
+
+    it("the first admin's username is checked like any other", async () => {
+      await expectLdsError(t.store.admins.createFirst("has space", "hash"), "validation_error");
+      expect(await t.store.admins.count()).toBe(0);
+    });
+
     it("a session's token names its admin until deleted or expired; an unknown token names nobody", async () => {
       const id = await t.store.admins.create("root", "hash");
       const before = Date.now();

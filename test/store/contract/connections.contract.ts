@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectLdsError, freshStore, type OpenStore } from "./harness.js";
+import type { GrantTokens, TokenRefresh } from "../../../src/store/records.js";
 
 const wiki = (teamId: number, cloudId = "cloud-1", token = "wiki-token-1") => ({
   teamId,
@@ -221,6 +222,55 @@ export function describeConnections(open: OpenStore): void {
       expect(await t.store.oauth.tokens(id)).toBeUndefined();
       expect(await t.store.connections.list()).toEqual([]);
       expect(await t.store.connections.gitToken(acme, "github.com", "github.com")).toEqual({ token: undefined, otherHosts: null });
+    });
+
+    const refreshable = async () =>
+      t.store.oauth.saveGrant({
+        teamId: await team(),
+        provider: "gitlab",
+        account: "me",
+        scopes: "api",
+        tokens: { accessToken: "a1", refreshToken: "r1", expiresAt: "2030-01-01T00:00:00.000Z" },
+        target: { kind: "git", hosts: ["gitlab.com"] },
+      });
+
+    it("refreshes a grant's tokens once when several callers ask at once: the others wait, then find the new tokens", async () => {
+      const id = await refreshable();
+      let providerCalls = 0;
+      const refresh = async (current: GrantTokens): Promise<TokenRefresh> => {
+        if (current.accessToken !== "a1") return "current";
+        providerCalls++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { tokens: { accessToken: "a2", refreshToken: "r2" } };
+      };
+      const after = await Promise.all([1, 2, 3, 4].map(() => t.store.oauth.refreshTokens(id, refresh)));
+      expect(providerCalls).toBe(1);
+      for (const tokens of after) expect(tokens).toEqual({ accessToken: "a2", refreshToken: "r2", expiresAt: undefined, state: "active", provider: "gitlab" });
+      expect(await t.store.oauth.tokens(id)).toEqual(after[0]);
+    });
+
+    it("a refusal marks the grant revoked; a failed refresh changes nothing and lets the next one run; a grant gone answers undefined", async () => {
+      const id = await refreshable();
+      await expect(t.store.oauth.refreshTokens(id, async () => Promise.reject(new Error("provider unreachable")))).rejects.toThrow("provider unreachable");
+      expect(await t.store.oauth.tokens(id)).toMatchObject({ accessToken: "a1", refreshToken: "r1", state: "active" });
+      expect(await t.store.oauth.refreshTokens(id, async () => ({ revoked: "invalid_grant" }))).toMatchObject({ accessToken: "a1", state: "revoked" });
+      expect(await t.store.oauth.find(id)).toMatchObject({ state: "revoked", problem: "invalid_grant" });
+      expect(await t.store.oauth.refreshTokens(id + 1000, async () => ({ tokens: { accessToken: "x" } }))).toBeUndefined();
+    });
+
+    it("a grant removed while its refresh waits on the provider keeps no tokens", async () => {
+      const id = await refreshable();
+      let removal: Promise<void> | undefined;
+      await t.store.oauth.refreshTokens(id, async () => {
+        // Not awaited here: an engine that holds the grant makes the removal wait for this refresh.
+        removal = t.store.oauth.remove(id);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return { tokens: { accessToken: "a2", refreshToken: "r2" } };
+      });
+      await removal;
+      expect(await t.store.oauth.tokens(id)).toBeUndefined();
+      expect(await t.store.settings.hasSecret(`oauth:${id}:access`)).toBe(false);
+      expect(await t.store.settings.hasSecret(`oauth:${id}:refresh`)).toBe(false);
     });
 
     it("lists grants by team then provider", async () => {

@@ -5,6 +5,7 @@ import { describeConnections } from "./connections.contract.js";
 import type { OpenStore } from "./harness.js";
 import { describeJobs } from "./jobs.contract.js";
 import { describeLibraries } from "./libraries.contract.js";
+import { describeRequestWindows } from "./request-windows.contract.js";
 import { describeSnippets } from "./snippets.contract.js";
 import { describeUsageAndAudit } from "./usage-audit.contract.js";
 
@@ -24,5 +25,6 @@ export function describeStoreContract(engineName: string, open: OpenStore): void
     describeConnections(open);
     describeAdminsAndSettings(open);
     describeUsageAndAudit(open);
+    describeRequestWindows(open);
   });
 }

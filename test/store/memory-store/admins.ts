@@ -6,9 +6,10 @@ import { copy, nextId, type MemoryTables } from "./tables.js";
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export function adminStore(tables: MemoryTables): AdminStore {
-  return {
+  const store: AdminStore = {
     find: async (username) => copy([...tables.admins.values()].find((a) => a.username === username)),
     count: async () => tables.admins.size,
+    createFirst: async (username, passwordHash) => (tables.admins.size === 0 ? store.create(username, passwordHash) : undefined),
     create: async (username, passwordHash) => {
       if (!/^[A-Za-z0-9._@-]{1,64}$/.test(username)) throw new LdsError("validation_error", "A username is 1-64 letters, digits, dots, dashes, underscores or @.");
       if ([...tables.admins.values()].some((a) => a.username === username)) throw new LdsError("validation_error", `An admin named ${username} already exists.`);
@@ -30,4 +31,5 @@ export function adminStore(tables: MemoryTables): AdminStore {
     },
     deleteSession: async (token) => void tables.sessions.delete(hashToken(token)),
   };
+  return store;
 }

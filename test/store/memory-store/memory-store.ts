@@ -1,3 +1,4 @@
+import { requestWindowsInMemory } from "../../../src/store/request-windows-in-memory.js";
 import { randomBytes } from "node:crypto";
 import type { Store } from "../../../src/store/store.js";
 import { teamStore, userStore } from "./accounts.js";
@@ -13,7 +14,7 @@ import { createTables, type MemoryTables } from "./tables.js";
 import { auditStore, usageStore } from "./usage-audit.js";
 
 /** The schema the records follow: the contract's, whatever engine holds them (SQLite's migrations number it). */
-const SCHEMA_VERSION = 13;
+const SCHEMA_VERSION = 14;
 
 /**
  * A second engine of the records contract (src/store/store.ts), in memory, written with Maps: proof that the contract
@@ -37,6 +38,7 @@ export function createMemoryStore(key: Buffer = randomBytes(32)): { store: Store
     settings: settingStore(tables),
     audit: auditStore(tables),
     usage: usageStore(tables),
+    requestWindows: requestWindowsInMemory(),
     schemaVersion: async () => SCHEMA_VERSION,
   };
   return { store, tables, seed: { redirect: async (oldId, newId) => void tables.redirects.set(oldId, newId) } };

@@ -4,6 +4,7 @@ import type { OAuthGrant, OAuthTokens } from "../../../src/store/records.js";
 import type { OAuthStore } from "../../../src/store/store.js";
 import { accessName, dropOrphanGrants, insertConnection, refreshName, removeGrant, dropConnections } from "./connections.js";
 import { getSecret, putSecret } from "./secrets.js";
+import { turnsByKey } from "../../../src/util/turns-by-key.js";
 import { nextId, now, type GrantRecord, type MemoryTables } from "./tables.js";
 
 const hashOf = (state: string) => createHash("sha256").update(state).digest("hex");
@@ -22,7 +23,8 @@ export function oauthStore(tables: MemoryTables): OAuthStore {
       sites: mine.filter((c) => c.kind === "wiki").map((c) => ({ cloudId: c.cloudId!, siteUrl: c.siteUrl! })),
     };
   };
-  return {
+  const turns = turnsByKey<number>();
+  const store: OAuthStore = {
     createState: async (state, pending, ttlSeconds) => {
       for (const [hash, s] of tables.oauthStates) if (s.expiresAt < Date.now()) tables.oauthStates.delete(hash);
       tables.oauthStates.set(hashOf(state), { ...pending, expiresAt: Date.now() + ttlSeconds * 1000 });
@@ -78,10 +80,21 @@ export function oauthStore(tables: MemoryTables): OAuthStore {
       return { accessToken, refreshToken: getSecret(tables, refreshName(grantId)), expiresAt: g.expiresAt ?? undefined, state: g.state, provider: g.provider };
     },
     updateTokens: async (grantId, tokens) => {
-      putTokens(grantId, tokens);
       const g = tables.grants.get(grantId);
-      if (g) Object.assign(g, { expiresAt: tokens.expiresAt ?? null, state: "active", problem: null });
+      if (!g) return;
+      putTokens(grantId, tokens);
+      Object.assign(g, { expiresAt: tokens.expiresAt ?? null, state: "active", problem: null });
     },
+    refreshTokens: (grantId, refresh) =>
+      turns(grantId, async () => {
+        const current = await store.tokens(grantId);
+        if (!current) return undefined;
+        const outcome = await refresh(current);
+        if (outcome === "current") return current;
+        if ("revoked" in outcome) await store.markRevoked(grantId, outcome.revoked);
+        else await store.updateTokens(grantId, outcome.tokens);
+        return store.tokens(grantId);
+      }),
     markRevoked: async (grantId, problem) => {
       const g = tables.grants.get(grantId);
       if (g) Object.assign(g, { state: "revoked", problem });
@@ -93,4 +106,5 @@ export function oauthStore(tables: MemoryTables): OAuthStore {
       return g && listing(g);
     },
   };
+  return store;
 }
