@@ -10,10 +10,11 @@ export interface PgTable {
 /**
  * Tables only the PostgreSQL engine has, which lds.db has no place for: skipped by copies between the engines.
  * `snippet_vectors` (schema 14): the snippets' embeddings, which an archive carries in vectors/vectors.db (copied by
- * a step of their own, not with the records). A table of PostgreSQL that is neither in lds.db nor here stops a
+ * a step of their own, not with the records); `request_windows` (schema 14): the rate limits' counts, which a restore
+ * may forget (an UNLOGGED table, emptied by a crash anyway). A table of PostgreSQL that is neither in lds.db nor here stops a
  * copy rather than being dropped from it unnoticed.
  */
-export const POSTGRES_ONLY_TABLES: ReadonlySet<string> = new Set(["snippet_vectors"]);
+export const POSTGRES_ONLY_TABLES: ReadonlySet<string> = new Set(["snippet_vectors", "request_windows"]);
 
 /** Tables each engine keeps for itself: the versions applied, recorded by each engine's own migrations. */
 export const ENGINE_OWN_TABLES: ReadonlySet<string> = new Set(["schema_migrations"]);
