@@ -8,8 +8,11 @@ describeStoreContract("the in-memory engine", async () => {
   return { store, seed, close: async () => {} };
 });
 
-/** What the in-memory engine may import: Node, itself, the contract and its record types, errors and sealing. */
-const ALLOWED = [/^node:/, /^\.\/[\w-]+\.js$/, /^\.\.\/\.\.\/\.\.\/src\/(store\/(store|records|record-values)|errors|secrets\/seal)\.js$/];
+/**
+ * What the in-memory engine may import: Node, itself, the contract and its record types, errors and sealing, and the
+ * engine-neutral helpers of a one-process engine (request windows in memory, turns per key).
+ */
+const ALLOWED = [/^node:/, /^\.\/[\w-]+\.js$/, /^\.\.\/\.\.\/\.\.\/src\/(store\/(store|records|record-values|request-windows-in-memory)|errors|secrets\/seal|util\/turns-by-key)\.js$/];
 
 it("the in-memory engine imports no SQLite and no module of the SQLite engine, only the contract", () => {
   const folder = new URL("../memory-store/", import.meta.url);
