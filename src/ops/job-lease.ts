@@ -16,6 +16,7 @@ export function leaseWasLost(err: unknown, signal: AbortSignal | undefined): boo
 export interface LeaseKeeper {
   /** Aborted (its reason a lease_lost LdsError) once the lease is no longer this runner's. */
   readonly signal: AbortSignal;
+  /** No more heartbeats: before the job is finished, so that a renewal crossing the finish is not taken for a loss. */
   stop(): void;
 }
 
@@ -30,8 +31,10 @@ export function keepLease(jobs: JobStore, lease: JobLease, timing: { leaseMs: nu
   const controller = new AbortController();
   let validUntil = timing.heldSince + timing.leaseMs;
   let renewing = false;
+  let stopped = false;
   const lose = (why: string) => {
-    if (controller.signal.aborted) return;
+    // A renewal still under way when the job finished answers false: that is the finish, not a takeover.
+    if (stopped || controller.signal.aborted) return;
     clearInterval(timer);
     log.warn({ owner: lease.owner }, `job lease lost: ${why}; its work stops here and the runner holding it finishes it`);
     controller.abort(new LdsError("lease_lost", `Job ${lease.jobId} is no longer this runner's: ${why}.`, { hint: "Nothing to do: the runner holding the job now finishes it." }));
@@ -56,7 +59,13 @@ export function keepLease(jobs: JobStore, lease: JobLease, timing: { leaseMs: nu
   };
   const timer = setInterval(() => void beat(), timing.heartbeatMs);
   timer.unref();
-  return { signal: controller.signal, stop: () => clearInterval(timer) };
+  return {
+    signal: controller.signal,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
 
 /** A runner's owner id: its host, its process and a random part (two runners of one process differ). */

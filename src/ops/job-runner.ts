@@ -68,6 +68,7 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
     const signal = AbortSignal.any([shutdown.signal, keeper.signal]);
     /** Fenced: a job another runner holds now is left to it. */
     const finish = async (error: string | null) => {
+      keeper.stop();
       const finished = await store.jobs.finish(job.id, owner, error);
       if (!finished) log.warn("job not finished by this runner: another runner holds it now");
       return finished;
