@@ -66,3 +66,23 @@ it("a runner whose lease another runner took over stops its ingestion, publishes
     await volume.close();
   }
 });
+
+it("a runner on a shared database (soleProcess false) leaves another runner's running job alone at start; a sole one queues it again", async () => {
+  const volume = await openVolume(tempDir());
+  const { logger } = capturedLogger();
+  try {
+    // Plain http to a closed loopback port, not allowed by the runner's policy: should a runner run it, nothing leaves the machine.
+    await volume.store.libraries.createWithJob(newLibrary("/acme/held"), null, { url: "http://127.0.0.1:1/acme/held" });
+    const held = (await volume.store.jobs.claimNext("replica-b:1:bbbb", 60_000))!;
+    const shared = await createJobRunner({ volume, logger, soleProcess: false, pollMs: 60_000 });
+    await shared.drained();
+    await shared.close();
+    expect(await volume.store.jobs.renewLease(held.id, "replica-b:1:bbbb", 60_000)).toBe(true);
+    // A sole process knows no other runner can hold it: the job is queued again at once, no longer replica-b's.
+    const sole = await createJobRunner({ volume, logger, soleProcess: true, pollMs: 60_000 });
+    await sole.close();
+    expect(await volume.store.jobs.renewLease(held.id, "replica-b:1:bbbb", 60_000)).toBe(false);
+  } finally {
+    await volume.close();
+  }
+});
