@@ -81,6 +81,7 @@ const TABLE = {
   oauth_not_configured: { status: 409, exit: EXIT.usage, summary: "the OAuth provider has no client id and secret yet" },
   library_busy: { status: 409, exit: EXIT.busy, summary: "a job of the library waits or runs" },
   ingestion_superseded: { status: 409, exit: EXIT.busy, summary: "a newer ingestion of the same library version replaced this one" },
+  lease_lost: { status: 409, exit: EXIT.busy, summary: "another runner took over the job (this runner's lease expired)" },
   backup_running: { status: 409, exit: EXIT.busy, summary: "a backup is already running on this data volume" },
   schema_too_new: { status: 500, exit: EXIT.incompatible, summary: "database was written by a newer LDS" },
   // Exit 8 as the other endpoints that cannot be reached (destinations, git hosts): the network or the server is down.

@@ -15,6 +15,8 @@ export interface ServerSettings {
   /** Refreshes per minute: by a library's owner, and by anyone else. */
   refreshLimits: { owner: number; other: number };
   jobConcurrency: number;
+  /** How long a claimed job is held without a heartbeat before another runner may take it over (LDS_JOB_LEASE_MS). */
+  jobLeaseMs: number;
   searchTimeoutMs: number | undefined;
   /** Memory the vector search worker may give quantized copies of large partitions (LDS_VECTOR_CACHE_MB; 0: none). */
   vectorCacheBytes: number;
@@ -52,6 +54,8 @@ export function serverSettingsFromEnv(env: NodeJS.ProcessEnv): ServerSettings {
     anonymousPerMinute: whole("LDS_RATE_LIMIT_ANONYMOUS", 60),
     refreshLimits: { owner: whole("LDS_REFRESH_LIMIT_OWNER", 60), other: whole("LDS_REFRESH_LIMIT", 10) },
     jobConcurrency: whole("LDS_JOB_CONCURRENCY", 2),
+    // At least 3 s: heartbeats come every third of it, and a slow database round trip must not cost a job.
+    jobLeaseMs: whole("LDS_JOB_LEASE_MS", 30_000, 3_000),
     searchTimeoutMs: env.LDS_SEARCH_TIMEOUT_MS ? whole("LDS_SEARCH_TIMEOUT_MS", 10_000) : undefined,
     // 256 MiB: six libraries of 100,000 snippets of the offline embedder (39 MiB each).
     vectorCacheBytes: whole("LDS_VECTOR_CACHE_MB", 256, 0) * 2 ** 20,

@@ -1,3 +1,4 @@
+import type { JobLease } from "../store/records.js";
 import { snippetWriterOf, type OpenVolume } from "../volume/open-volume.js";
 import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
@@ -17,6 +18,8 @@ export interface ReplaceOptions {
   /** The error when the source produced no snippet: an empty set never replaces a library's content. */
   whenEmpty?: () => Error;
   signal?: AbortSignal;
+  /** A job runner's lease on the job: the publication happens only while it holds (store.ts, publishBatch). */
+  lease?: JobLease;
 }
 
 /**
@@ -64,7 +67,7 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
     await volume.index.prepare({ libraryId, version, batch }, count, options.signal);
     options.signal?.throwIfAborted();
     const replaced = await store.snippets.liveBatch(libraryId, version);
-    await store.snippets.publishBatch(libraryId, version, batch);
+    await store.snippets.publishBatch(libraryId, version, batch, options.lease);
     volume.index.retire({ libraryId, version, batch: replaced });
   } catch (err) {
     await writing.catch(() => {});

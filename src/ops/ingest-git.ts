@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LdsError } from "../errors.js";
 import { recordedFailure } from "./failure-reason.js";
+import { leaseWasLost } from "./job-lease.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { documentSnippets } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
@@ -12,7 +13,7 @@ import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import { repositoryDescription } from "../indexing/repository-description.js";
 import { noSnippetsFound } from "../indexing/snippet.js";
-import type { BranchRecord, LibraryState } from "../store/records.js";
+import type { BranchRecord, JobLease, LibraryState } from "../store/records.js";
 import type { OpenVolume } from "../volume/open-volume.js";
 import { checkVersionName } from "./version-name.js";
 
@@ -35,6 +36,8 @@ export interface IngestGitOptions extends GitUrlPolicy {
    */
   version?: string;
   signal?: AbortSignal;
+  /** The job's lease when a job runner ingests: the publication is fenced by it (an operator's ingestion has none). */
+  lease?: JobLease;
 }
 
 export interface IngestResult {
@@ -75,7 +78,8 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     await setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
-    await setState("failed", recordedFailure(err, options.volume.paths.root));
+    // A runner that lost the job's lease leaves the library to the runner holding the job now.
+    if (!leaseWasLost(err, options.signal)) await setState("failed", recordedFailure(err, options.volume.paths.root));
     throw err;
   }
 }
@@ -139,7 +143,7 @@ async function fetchAndIndex(
     const description = repositoryDescription(work);
     // Nothing to index is a failure, and never replaces a library that had snippets with an empty one.
     const whenEmpty = () => noSnippetsFound(version ? `${libraryId}/${version}` : libraryId);
-    return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets(), version, { whenEmpty, signal: options.signal }), description };
+    return { fetched, count: await replaceLibrarySnippets(options.volume, libraryId, snippets(), version, { whenEmpty, signal: options.signal, lease: options.lease }), description };
   } finally {
     // Asynchronously: removing a checkout of thousands of files takes a server's event loop 100 ms and more.
     await fs.promises.rm(work, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 import { recordedFailure } from "./failure-reason.js";
+import { leaseWasLost } from "./job-lease.js";
 import { parseConfluenceStorage } from "../indexing/confluence-storage.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchSpacePages, type WikiAuth } from "../sources/confluence.js";
 import { grantAccessToken } from "../oauth/tokens.js";
-import type { LibraryState, WikiConnection } from "../store/records.js";
+import type { JobLease, LibraryState, WikiConnection } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { noSnippetsFound } from "../indexing/snippet.js";
 import type { OpenVolume } from "../volume/open-volume.js";
@@ -16,6 +17,8 @@ export interface IngestWikiOptions {
   spaceKey: string;
   pageIds?: string[];
   signal?: AbortSignal;
+  /** The job's lease when a job runner ingests: the publication is fenced by it (an operator's ingestion has none). */
+  lease?: JobLease;
 }
 
 /** A pasted token as it is; an OAuth grant's token refreshed before expiry, and again when the wiki answers 401. */
@@ -44,11 +47,12 @@ export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pag
     const snippets = pages.flatMap((page) => parseConfluenceStorage(page.storage, `pages/${page.id}`, page.title));
     if (snippets.length === 0) throw noSnippetsFound(options.libraryId);
     await setState("embedding");
-    const count = await replaceLibrarySnippets(options.volume, options.libraryId, snippets, "", { signal: options.signal });
+    const count = await replaceLibrarySnippets(options.volume, options.libraryId, snippets, "", { signal: options.signal, lease: options.lease });
     await setState("finalized");
     return { pages: pages.length, snippets: count };
   } catch (err) {
-    await setState("failed", recordedFailure(err, options.volume.paths.root));
+    // A runner that lost the job's lease leaves the library to the runner holding the job now.
+    if (!leaseWasLost(err, options.signal)) await setState("failed", recordedFailure(err, options.volume.paths.root));
     throw err;
   }
 }

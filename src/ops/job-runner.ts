@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
 import type { Logger } from "pino";
 import { describeFailure, LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
-import type { Job, Library } from "../store/records.js";
+import type { ClaimedJob, Library } from "../store/records.js";
+import { keepLease, leaseWasLost, runnerOwnerId } from "./job-lease.js";
 import { recordedFailure } from "./failure-reason.js";
 import { connectedGitAuth, type GitAuth } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
@@ -18,6 +21,16 @@ export interface JobRunnerOptions {
   /** How often the queue is looked at when nothing kicked it. @default 1000 ms */
   pollMs?: number;
   gitPolicy?: GitUrlPolicy;
+  /**
+   * This process alone runs jobs on these records (a server on its own lds.db, under server.lock): jobs left
+   * running by its last run are queued again at once. False on a shared database: another replica's running jobs
+   * are its own, and a dead replica's are reclaimed once their leases pass.
+   */
+  soleProcess: boolean;
+  /** How long a claimed job is held without a heartbeat (LDS_JOB_LEASE_MS). @default 30000 */
+  leaseMs?: number;
+  /** How often a running job's lease is renewed. @default a third of the lease (tests lengthen it to let a lease pass) */
+  heartbeatMs?: number;
 }
 
 export interface JobRunner {
@@ -35,23 +48,40 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
   const concurrency = options.concurrency ?? 2;
   const running = new Map<number, Promise<void>>();
   let closed = false;
-  // Shutdown interrupts running jobs (git is killed); they are re-queued at the next start.
+  const leaseMs = options.leaseMs ?? 30_000;
+  const heartbeatMs = options.heartbeatMs ?? Math.floor(leaseMs / 3);
+  // Whose claims these are: another replica (or another runner in this process) never passes for this one.
+  const owner = runnerOwnerId(os.hostname(), process.pid, randomBytes(4).toString("hex"));
+  // Shutdown interrupts running jobs (git is killed): a sole process queues them again at its next start; on a
+  // shared database another replica reclaims them once their leases pass.
   const shutdown = new AbortController();
-  const requeued = await store.jobs.requeueRunningAsSoleProcess();
-  if (requeued) logger.warn({ requeued }, "re-queued jobs interrupted by the last shutdown");
+  if (options.soleProcess) {
+    const requeued = await store.jobs.requeueRunningAsSoleProcess();
+    if (requeued) logger.warn({ requeued }, "re-queued jobs interrupted by the last shutdown");
+  }
 
-  const run = async (job: Job) => {
-    const log = logger.child({ job: job.id, library: job.libraryId, kind: job.kind });
+  const run = async (job: ClaimedJob, heldSince: number) => {
+    const log = logger.child({ job: job.id, library: job.libraryId, kind: job.kind, attempt: job.attempts });
+    const lease = { jobId: job.id, owner };
+    const keeper = keepLease(store.jobs, lease, { leaseMs, heartbeatMs, heldSince }, log);
+    // The job's work stops at shutdown, and as soon as its lease is lost.
+    const signal = AbortSignal.any([shutdown.signal, keeper.signal]);
+    /** Fenced: a job another runner holds now is left to it. */
+    const finish = async (error: string | null) => {
+      keeper.stop();
+      const finished = await store.jobs.finish(job.id, owner, error);
+      if (!finished) log.warn("job not finished by this runner: another runner holds it now");
+      return finished;
+    };
     try {
       const payload = job.payload;
       if (payload.source === "wiki") {
-        const result = await ingestWikiSpace({ volume, libraryId: job.libraryId, ...payload, signal: shutdown.signal });
-        await store.jobs.finish(job.id, null);
-        log.info(result, "job finished");
+        const result = await ingestWikiSpace({ volume, libraryId: job.libraryId, ...payload, signal, lease });
+        if (await finish(null)) log.info(result, "job finished");
         return;
       }
       const library = await store.libraries.find(job.libraryId);
-      if (!library) return await store.jobs.finish(job.id, "library_not_found: the library was removed");
+      if (!library) return void (await finish("library_not_found: the library was removed"));
       // Jobs queued by older releases (a restored archive) may lack the URL: the library's source is the truth.
       const repositoryUrl = payload.url ?? library.sourceUrl;
       if (!repositoryUrl) {
@@ -75,18 +105,22 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
         renewToken: auth.renew,
         skipVersionFiltering: payload.skipVersionFiltering,
         generateDocs: payload.generateDocs,
-        signal: shutdown.signal,
+        signal,
+        lease,
         ...options.gitPolicy,
       });
-      await store.jobs.finish(job.id, null);
-      log.info({ snippets: result.snippets, commit: result.commit, unchanged: result.unchanged }, "job finished");
+      if (await finish(null)) log.info({ snippets: result.snippets, commit: result.commit, unchanged: result.unchanged }, "job finished");
     } catch (err) {
-      if (shutdown.signal.aborted) return log.info("job interrupted by shutdown; it runs again at the next start");
+      if (shutdown.signal.aborted) return log.info("job interrupted by shutdown; it runs again at the next start, or on another replica once its lease passes");
+      // Logged by the lease keeper, or refused at publication: the runner holding the job now records its outcome.
+      if (leaseWasLost(err, signal)) return log.warn("job stopped: this runner lost its lease; it is not finished here");
       const reason = describeFailure(err);
-      await store.jobs.finish(job.id, reason);
+      if (!(await finish(reason))) return;
       // Failures before the ingestion started (it records its own) must not leave the library "queued" forever.
       if ((await store.libraries.find(job.libraryId))?.state === "queued") await store.libraries.setState(job.libraryId, "failed", recordedFailure(err, volume.paths.root));
       log.warn({ reason }, "job failed");
+    } finally {
+      keeper.stop();
     }
   };
 
@@ -108,9 +142,10 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
       do {
         again = false;
         while (!closed && running.size < concurrency) {
-          const job = await store.jobs.claimNext();
+          const heldSince = Date.now();
+          const job = await store.jobs.claimNext(owner, leaseMs);
           if (!job) break;
-          const promise = run(job).finally(() => {
+          const promise = run(job, heldSince).finally(() => {
             running.delete(job.id);
             void pump();
           });

@@ -109,7 +109,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const usage = createUsageRecorder(opened.store, logger);
     resources.defer(() => usage.close());
     const gitPolicy = settings.git;
-    const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency });
+    // The server holds server.lock on its own lds.db: the only process running jobs on it (soleProcess).
+    const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency, leaseMs: settings.jobLeaseMs, soleProcess: true });
     resources.defer(() => jobs.close());
     const runner = await createBackupRunner({ dataDir: volume.root, store: opened.store, logger });
     resources.defer(() => runner.close());

@@ -29,3 +29,19 @@ export function libraryBusy(libraryId: string): LdsError {
 export function normaliseSiteUrl(siteUrl: string): string {
   return siteUrl.replace(/\/+$/, "").toLowerCase();
 }
+
+/**
+ * Claims of one job at most: a job whose lease ran out this many times (its runner died or hung each time, perhaps
+ * because of the job) is failed when next reclaimed instead of being run again.
+ */
+export const MAX_JOB_ATTEMPTS = 3;
+
+/** The reason recorded on a job (and its library) failed by a claim after MAX_JOB_ATTEMPTS expired leases. */
+export const ABANDONED_JOB_REASON = `job_abandoned: the job's runner stopped renewing its lease ${MAX_JOB_ATTEMPTS} times (a replica that died or hung while running it); it is not run again. Look at the replicas' logs around its start, then refresh the library to try again.`;
+
+/** What a runner's write answers once its lease on the job is no longer its own: another runner took the job over. */
+export function leaseLost(jobId: number): LdsError {
+  return new LdsError("lease_lost", `Job ${jobId} was taken over by another runner (this runner's lease on it expired); this runner stopped without changing what is served.`, {
+    hint: "Nothing to do: the runner holding the job now finishes it. If this repeats, raise LDS_JOB_LEASE_MS or look for replicas that stall.",
+  });
+}

@@ -161,6 +161,20 @@ export interface Job {
   payload: JobPayload;
 }
 
+/** A runner's hold on a running job: fences what it writes (finish, publishing a batch) once another has taken over. */
+export interface JobLease {
+  jobId: number;
+  /** The runner's id (ops/job-runner.ts: host, pid and a random part). */
+  owner: string;
+}
+
+/** A job as claimed: who holds it, until when (lds.db's timestamp text), and how many times it was claimed so far. */
+export interface ClaimedJob extends Job {
+  leaseOwner: string;
+  leaseUntil: string;
+  attempts: number;
+}
+
 // ---- Accounts ----
 
 export type Plan = "free" | "pro" | "enterprise";

@@ -22,8 +22,10 @@ import type {
   FirstTeamRequest,
   GitConnectionLookup,
   GrantTokens,
+  ClaimedJob,
   Job,
   JobKind,
+  JobLease,
   JobPayload,
   Library,
   LibraryMove,
@@ -115,8 +117,12 @@ export interface SnippetStore {
    * ingestion_superseded when it was retired.
    */
   appendToBatch(libraryId: string, version: string, batch: number, rows: NewSnippet[]): Promise<number[]>;
-  /** Serve this batch from now on and retire the one it replaces. ingestion_superseded when it was retired. */
-  publishBatch(libraryId: string, version: string, batch: number): Promise<void>;
+  /**
+   * Serve this batch from now on and retire the one it replaces. ingestion_superseded when it was retired. With a
+   * job's `lease`, only while that lease is still the owner's and has not expired, checked in the same transaction
+   * (lease_lost otherwise: another runner took the job over); an operator's ingestion (`lds ingest`) passes none.
+   */
+  publishBatch(libraryId: string, version: string, batch: number, lease?: JobLease): Promise<void>;
   /** Retire an unfinished batch (its ingestion failed). */
   discardBatch(libraryId: string, version: string, batch: number): Promise<void>;
   /**
@@ -124,6 +130,12 @@ export interface SnippetStore {
    * start on a volume it alone has open). A shared database (issue 34) uses leases instead.
    */
   retireUnfinishedAsSoleWriter(): Promise<number>;
+  /**
+   * Retire the unfinished batches whose library version has no running job with a live lease, answering how many:
+   * for a shared database, where other replicas may be writing theirs. A batch an operator's `lds ingest` is writing
+   * has no job and is retired too (its publication then answers ingestion_superseded).
+   */
+  retireAbandonedBatches(): Promise<number>;
   /** Up to `limit` ids of rows of some retired batch; undefined when none is left. */
   retiredChunk(limit: number): Promise<RetiredChunk | undefined>;
   /** Delete these rows of a retired batch (removed from the search index first). */
@@ -133,18 +145,31 @@ export interface SnippetStore {
 export interface JobStore {
   /** Queue a job; a git token waits sealed and is removed with the job. */
   enqueue(job: Omit<Job, "id">, token?: string): Promise<number>;
-  /** Take the oldest queued job, atomically, so that two runners never take the same one. */
-  claimNext(): Promise<Job | undefined>;
+  /**
+   * Take the oldest claimable job for `owner`, atomically: a queued one, or a running one whose lease has passed (its
+   * runner died: reclaimed). A job whose library version (its id and payload's version, "" when none) already has
+   * a running job with a live lease is skipped: one running job per library version. The job becomes running, held
+   * by `owner` until now + `leaseMs`, its attempts one more. A reclaimed job that had MAX_JOB_ATTEMPTS already is
+   * failed instead (ABANDONED_JOB_REASON, its library too when it was not finalized) and the next one is taken.
+   */
+  claimNext(owner: string, leaseMs: number): Promise<ClaimedJob | undefined>;
+  /** Extend the owner's lease to now + `leaseMs`; false when the job is no longer running under this owner's lease. */
+  renewLease(jobId: number, owner: string, leaseMs: number): Promise<boolean>;
   hasQueued(): Promise<boolean>;
   /** Whether a job for this library version waits or runs. */
   hasPending(libraryId: string, version?: string): Promise<boolean>;
   /** Whether any job of the library (any version) waits or runs. */
   hasAnyPending(libraryId: string): Promise<boolean>;
   token(jobId: number): Promise<string | undefined>;
-  finish(jobId: number, error: string | null): Promise<void>;
   /**
-   * At start: jobs that were running when the process died run again. Only when no other process can be running
-   * one (it would be run twice): a shared database (issue 34) uses leases instead.
+   * Mark the job done (error null) or failed, fenced by its holder: only while `owner` holds its lease (expired or
+   * not, as long as nobody took it over). Answers false, changing nothing, when another owner holds it or it is over.
+   */
+  finish(jobId: number, owner: string, error: string | null): Promise<boolean>;
+  /**
+   * At start: jobs that were running when the process died run again at once, without waiting out their leases.
+   * Only when no other process can be running one (a sole server on its own lds.db): a shared database relies on
+   * the leases instead (claimNext reclaims a dead runner's jobs).
    */
   requeueRunningAsSoleProcess(): Promise<number>;
 }

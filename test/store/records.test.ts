@@ -79,8 +79,8 @@ describe("the records the SQLite engine hands over (store/records.ts)", () => {
 
     await store.libraries.create({ id: "/acme/docs", teamId: null, title: "docs", source: "git", sourceUrl: "https://git.test/acme/docs", sourceKey: "git.test/acme/docs", private: false, ownerUserId: null });
     await store.jobs.enqueue({ libraryId: "/acme/docs", kind: "refresh", payload: { url: "https://git.test/acme/docs" } });
-    const job = await store.jobs.claimNext();
-    expect(job).toEqual({ id: expect.any(Number) as number, libraryId: "/acme/docs", kind: "refresh", payload: { url: "https://git.test/acme/docs" } });
+    const job = await store.jobs.claimNext("runner", 60_000);
+    expect(job).toMatchObject({ id: expect.any(Number) as number, libraryId: "/acme/docs", kind: "refresh", payload: { url: "https://git.test/acme/docs" }, leaseOwner: "runner", attempts: 1 });
     expect(await store.jobs.requeueRunningAsSoleProcess()).toBe(1);
 
     // Rows from before snippet batches (batch 0) are what readers see of a library without a published batch.

@@ -1,7 +1,8 @@
 import { LdsError } from "../../errors.js";
 import { libraryBusy } from "../record-values.js";
 import type { JobKind, JobPayload, LibraryMove, LibraryOptions, LibraryState, NewLibrary } from "../records.js";
-import { enqueueJob, hasAnyPendingJob, jobTokenName } from "./jobs.js";
+import { jobTokenName } from "./job-leases.js";
+import { enqueueJob, hasAnyPendingJob } from "./jobs.js";
 import { deleteSetting, getSetting, setSetting } from "./settings.js";
 import { NOW_TEXT } from "./schema-text.js";
 import { isUniqueViolation } from "./unique-violation.js";

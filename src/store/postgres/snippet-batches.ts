@@ -1,5 +1,7 @@
 import { LdsError } from "../../errors.js";
-import type { NewSnippet, RetiredChunk } from "../records.js";
+import type { JobLease, NewSnippet, RetiredChunk } from "../records.js";
+import { leaseLost } from "../record-values.js";
+import { holdsLease } from "./job-leases.js";
 import type { PgContext, Sql } from "./sql.js";
 
 /**
@@ -72,9 +74,11 @@ export function appendToBatch({ transaction }: PgContext, libraryId: string, ver
 }
 
 /** Make a finished batch the one readers see, in one small transaction; the batch it replaces is retired. */
-export function publishBatch({ transaction }: PgContext, libraryId: string, version: string, batch: number): Promise<void> {
+export function publishBatch({ transaction }: PgContext, libraryId: string, version: string, batch: number, lease?: JobLease): Promise<void> {
   return transaction(async (tx) => {
     await requireWriting(tx, libraryId, version, batch);
+    // Fenced by the job's holder, in the same transaction: a runner whose job was taken over publishes nothing.
+    if (lease && !(await holdsLease(tx, lease))) throw leaseLost(lease.jobId);
     const previous = await tx.row<{ batch: number }>("SELECT batch FROM snippet_batches WHERE library_id = $1 AND version = $2 AND state = 'live' FOR UPDATE", [libraryId, version]);
     if (previous) {
       await tx.run("UPDATE snippet_batches SET state = 'retired' WHERE library_id = $1 AND version = $2 AND batch = $3", [libraryId, version, previous.batch]);

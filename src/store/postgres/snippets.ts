@@ -1,6 +1,7 @@
 import type { EmbeddableSnippet, SnippetTotals, StoredSnippet } from "../records.js";
 import type { SnippetStore } from "../store.js";
 import { appendToBatch, deleteRetiredRows, discardBatch, liveBatch, openBatch, publishBatch, retiredChunk } from "./snippet-batches.js";
+import { retireAbandonedBatches } from "./job-leases.js";
 import type { PgContext } from "./sql.js";
 
 /**
@@ -43,9 +44,10 @@ export function snippetStore(context: PgContext): SnippetStore {
     liveBatch: (libraryId, version) => liveBatch(sql, libraryId, version),
     openBatch: (libraryId, version) => openBatch(context, libraryId, version),
     appendToBatch: (libraryId, version, batch, rows) => appendToBatch(context, libraryId, version, batch, rows),
-    publishBatch: (libraryId, version, batch) => publishBatch(context, libraryId, version, batch),
+    publishBatch: (libraryId, version, batch, lease) => publishBatch(context, libraryId, version, batch, lease),
     discardBatch: (libraryId, version, batch) => discardBatch(sql, libraryId, version, batch),
     retireUnfinishedAsSoleWriter: () => sql.run("UPDATE snippet_batches SET state = 'retired' WHERE state = 'writing'"),
+    retireAbandonedBatches: () => retireAbandonedBatches(sql),
     retiredChunk: (limit) => retiredChunk(sql, limit),
     deleteRetiredRows: (chunk) => deleteRetiredRows(context, chunk),
   };

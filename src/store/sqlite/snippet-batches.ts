@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../../errors.js";
-import type { NewSnippet, RetiredChunk } from "../records.js";
+import type { JobLease, NewSnippet, RetiredChunk } from "../records.js";
+import { leaseLost } from "../record-values.js";
+import { holdsLease } from "./jobs.js";
 
 /**
  * Snippet batches (schema 11): an ingestion writes a library version's new snippets as a batch of its own, in small
@@ -86,9 +88,11 @@ export function appendToBatch(db: Database.Database, libraryId: string, version:
 }
 
 /** Make a finished batch the one readers see, in one small transaction; the batch it replaces is retired. */
-export function publishBatch(db: Database.Database, libraryId: string, version: string, batch: number): void {
+export function publishBatch(db: Database.Database, libraryId: string, version: string, batch: number, lease?: JobLease): void {
   db.transaction(() => {
     requireWriting(db, libraryId, version, batch);
+    // Fenced by the job's holder, in the same transaction: a runner whose job was taken over publishes nothing.
+    if (lease && !holdsLease(db, lease)) throw leaseLost(lease.jobId);
     const previous = publishedBatch(db, libraryId, version);
     if (previous !== undefined) {
       db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(libraryId, version, previous);
@@ -110,6 +114,21 @@ export function discardBatch(db: Database.Database, libraryId: string, version: 
  */
 export function retireUnfinishedAsSoleWriter(db: Database.Database): number {
   return db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE state = 'writing'").run().changes;
+}
+
+/**
+ * Retire the unfinished batches of library versions no running job holds a live lease on (a shared database's
+ * start, where other processes may be writing theirs): the ingestion that wrote them is gone.
+ */
+export function retireAbandonedBatches(db: Database.Database): number {
+  return db
+    .prepare(
+      `UPDATE snippet_batches SET state = 'retired' WHERE state = 'writing' AND NOT EXISTS (
+         SELECT 1 FROM jobs j WHERE j.state = 'running' AND j.library_id = snippet_batches.library_id
+           AND coalesce(json_extract(j.payload, '$.version'), '') = snippet_batches.version
+           AND j.lease_until >= strftime('%Y-%m-%dT%H:%M:%fZ','now'))`,
+    )
+    .run().changes;
 }
 
 /** Up to `limit` snippet ids of one retired batch; a retired batch with no rows left is forgotten on the way. */

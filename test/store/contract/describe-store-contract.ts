@@ -4,6 +4,7 @@ import { describeAdminsAndSettings } from "./admins-settings.contract.js";
 import { describeConnections } from "./connections.contract.js";
 import type { OpenStore } from "./harness.js";
 import { describeJobs } from "./jobs.contract.js";
+import { describeLeases } from "./leases.contract.js";
 import { describeLibraries } from "./libraries.contract.js";
 import { describeRequestWindows } from "./request-windows.contract.js";
 import { describeSnippets } from "./snippets.contract.js";
@@ -21,6 +22,7 @@ export function describeStoreContract(engineName: string, open: OpenStore): void
     describeLibraries(open);
     describeSnippets(open);
     describeJobs(open);
+    describeLeases(open);
     describeAccounts(open);
     describeConnections(open);
     describeAdminsAndSettings(open);

@@ -50,3 +50,18 @@ export async function nextMillisecond(): Promise<void> {
 
 /** An API key as `Authorization` carries it. */
 export const bearer = (key: string) => `Bearer ${key}`;
+
+/** The runner the contract's claims are made for, and a lease no test outlives (tests of expiry give shorter ones). */
+export const OWNER = "host-a:100:aaaa";
+export const LEASE_MS = 60_000;
+
+/** Wait until `check` answers a value (not undefined or false), looking every 20 ms; fails after `timeoutMs`. */
+export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

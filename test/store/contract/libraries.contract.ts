@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewLibrary } from "../../../src/store/records.js";
-import { expectLdsError, freshStore, nextMillisecond, type OpenStore } from "./harness.js";
+import { expectLdsError, freshStore, LEASE_MS, nextMillisecond, OWNER, type OpenStore } from "./harness.js";
 
 export const newLibrary = (id: string, change: Partial<NewLibrary> = {}): NewLibrary => ({
   id,
@@ -55,8 +55,8 @@ export function describeLibraries(open: OpenStore): void {
       await t.store.libraries.createWithJob(newLibrary("/acme/widgets"), { branch: "dev", generateDocs: true }, { url: "https://git.example.test/acme/widgets", branch: "dev" }, "tok-1");
       expect(await t.store.libraries.find("/acme/widgets")).toMatchObject({ state: "queued" });
       expect(await t.store.libraries.options("/acme/widgets")).toEqual({ branch: "dev", generateDocs: true });
-      const job = await t.store.jobs.claimNext();
-      expect(job).toEqual({ id: expect.any(Number), libraryId: "/acme/widgets", kind: "ingest", payload: { url: "https://git.example.test/acme/widgets", branch: "dev" } });
+      const job = await t.store.jobs.claimNext(OWNER, LEASE_MS);
+      expect(job).toMatchObject({ id: expect.any(Number), libraryId: "/acme/widgets", kind: "ingest", payload: { url: "https://git.example.test/acme/widgets", branch: "dev" } });
       expect(await t.store.jobs.token(job!.id)).toBe("tok-1");
     });
 
@@ -82,7 +82,7 @@ export function describeLibraries(open: OpenStore): void {
       expect(await t.store.jobs.hasPending("/acme/widgets", "v1")).toBe(true);
       await t.store.libraries.queueJob("/acme/widgets", { kind: "refresh", payload: { url: "u" } }, "tok-2", true);
       expect((await t.store.libraries.find("/acme/widgets"))!.state).toBe("queued");
-      const [first, second] = [await t.store.jobs.claimNext(), await t.store.jobs.claimNext()];
+      const [first, second] = [await t.store.jobs.claimNext(OWNER, LEASE_MS), await t.store.jobs.claimNext(OWNER, LEASE_MS)];
       expect([first!.kind, second!.kind]).toEqual(["ingest", "refresh"]);
       expect(await t.store.jobs.token(second!.id)).toBe("tok-2");
       expect(await t.store.jobs.token(first!.id)).toBeUndefined();
@@ -90,7 +90,7 @@ export function describeLibraries(open: OpenStore): void {
 
     it("relocate moves the source, clears the served branch, keeps the options with the new branch, queues a refresh and audits the move", async () => {
       await t.store.libraries.createWithJob(newLibrary("/acme/widgets"), { generateDocs: true, branch: "old" }, { url: "u" });
-      await t.store.jobs.finish((await t.store.jobs.claimNext())!.id, null);
+      await t.store.jobs.finish((await t.store.jobs.claimNext(OWNER, LEASE_MS))!.id, OWNER, null);
       await t.store.libraries.recordServedBranch("/acme/widgets", { name: "old", commit: "abc", fetchedAt: "2026-11-01T00:00:00.000Z" });
       await t.store.libraries.setState("/acme/widgets", "finalized");
       await t.store.libraries.relocate({
@@ -105,7 +105,11 @@ export function describeLibraries(open: OpenStore): void {
       expect(await t.store.libraries.find("/acme/widgets")).toMatchObject({ sourceUrl: "https://new.test/acme/widgets", sourceKey: "new.test/acme/widgets", branches: [], state: "queued" });
       expect(await t.store.libraries.servedBranches("/acme/widgets")).toEqual([]);
       expect(await t.store.libraries.options("/acme/widgets")).toEqual({ generateDocs: true, branch: "main" });
-      expect(await t.store.jobs.claimNext()).toMatchObject({ libraryId: "/acme/widgets", kind: "refresh", payload: { url: "https://new.test/acme/widgets", generateDocs: true, branch: "main", teamId: 7 } });
+      expect(await t.store.jobs.claimNext(OWNER, LEASE_MS)).toMatchObject({
+        libraryId: "/acme/widgets",
+        kind: "refresh",
+        payload: { url: "https://new.test/acme/widgets", generateDocs: true, branch: "main", teamId: 7 },
+      });
       expect((await t.store.audit.list(1))[0]).toMatchObject({
         actor: "admin",
         action: "library.move",
@@ -143,12 +147,12 @@ export function describeLibraries(open: OpenStore): void {
       await t.store.versions.record("/acme/widgets", { name: "v1", ref: "v1", commit: "c1" });
       await t.store.usage.add([{ libraryId: "/acme/widgets", day: "2026-11-01", dimension: "client", name: "api", count: 1 }]);
       await expectLdsError(t.store.libraries.remove("/acme/widgets"), "library_busy");
-      const job = (await t.store.jobs.claimNext())!;
+      const job = (await t.store.jobs.claimNext(OWNER, LEASE_MS))!;
       await expectLdsError(t.store.libraries.remove("/acme/widgets"), "library_busy");
       expect(await t.store.libraries.find("/acme/widgets")).toBeDefined();
-      await t.store.jobs.finish(job.id, "failed: stop");
+      await t.store.jobs.finish(job.id, OWNER, "failed: stop");
       await t.store.libraries.queueJob("/acme/widgets", { kind: "refresh", payload: {} }, "tok-2", false);
-      await t.store.jobs.finish((await t.store.jobs.claimNext())!.id, null);
+      await t.store.jobs.finish((await t.store.jobs.claimNext(OWNER, LEASE_MS))!.id, OWNER, null);
       expect(await t.store.libraries.remove("/acme/widgets")).toEqual([]);
       expect(await t.store.libraries.find("/acme/widgets")).toBeUndefined();
       expect(await t.store.versions.list("/acme/widgets")).toEqual([]);
@@ -159,7 +163,7 @@ export function describeLibraries(open: OpenStore): void {
 
     it("remove takes the library's options with it: a library created again under its id has none", async () => {
       await t.store.libraries.createWithJob(newLibrary("/acme/widgets"), { branch: "dev", generateDocs: true }, { url: "u" });
-      await t.store.jobs.finish((await t.store.jobs.claimNext())!.id, null);
+      await t.store.jobs.finish((await t.store.jobs.claimNext(OWNER, LEASE_MS))!.id, OWNER, null);
       await t.store.libraries.remove("/acme/widgets");
       await t.store.libraries.create(newLibrary("/acme/widgets"));
       expect(await t.store.libraries.options("/acme/widgets")).toEqual({});
@@ -176,12 +180,12 @@ export function describeLibraries(open: OpenStore): void {
       read.state = "failed";
       (await t.store.libraries.options("/acme/widgets")).branch = "changed";
       (await t.store.libraries.servedBranches("/acme/widgets"))[0]!.name = "changed";
-      const job = (await t.store.jobs.claimNext())!;
+      const job = (await t.store.jobs.claimNext(OWNER, LEASE_MS))!;
       (job.payload as { url?: string }).url = "changed";
       expect(await t.store.libraries.find("/acme/widgets")).toMatchObject({ state: "queued", branches: [{ name: "main", commit: "c1" }] });
       expect(await t.store.libraries.options("/acme/widgets")).toEqual({ branch: "main" });
       await t.store.jobs.requeueRunningAsSoleProcess();
-      expect((await t.store.jobs.claimNext())!.payload).toEqual({ url: "u" });
+      expect((await t.store.jobs.claimNext(OWNER, LEASE_MS))!.payload).toEqual({ url: "u" });
     });
 
     it("redirect answers a library's new id for an old one, undefined otherwise", async () => {

@@ -1,7 +1,9 @@
 import { LdsError } from "../../../src/errors.js";
 import type { EmbeddableSnippet } from "../../../src/store/records.js";
 import type { SnippetStore } from "../../../src/store/store.js";
+import { leaseLost } from "../../../src/store/record-values.js";
 import { compare } from "./accounts.js";
+import { holdsLease, versionHeld } from "./jobs.js";
 import { nextId, type MemoryTables } from "./tables.js";
 
 /** The store's snippets and their batches, without the search index (its own contract, index/search-index.ts). */
@@ -65,8 +67,9 @@ export function snippetStore(tables: MemoryTables): SnippetRecords {
       b.tokens += rows.reduce((sum, s) => sum + s.tokens, 0);
       return ids;
     },
-    publishBatch: async (libraryId, version, batch) => {
+    publishBatch: async (libraryId, version, batch, lease) => {
       const b = requireWriting(libraryId, version, batch);
+      if (lease && !holdsLease(tables, lease)) throw leaseLost(lease.jobId);
       const previous = batchOf(libraryId, version, "live");
       if (previous) previous.state = "retired";
       b.state = "live";
@@ -79,6 +82,11 @@ export function snippetStore(tables: MemoryTables): SnippetRecords {
       const writing = [...tables.batches.values()].filter((b) => b.state === "writing");
       for (const b of writing) b.state = "retired";
       return writing.length;
+    },
+    retireAbandonedBatches: async () => {
+      const abandoned = [...tables.batches.values()].filter((b) => b.state === "writing" && !versionHeld(tables, b.libraryId, b.version));
+      for (const b of abandoned) b.state = "retired";
+      return abandoned.length;
     },
     retiredChunk: async (limit) => {
       for (const b of [...tables.batches.values()].filter((x) => x.state === "retired")) {

@@ -42,7 +42,8 @@ export interface MemoryTables {
   redirects: Map<string, string>;
   /** Library id → version name → its record; `tick` orders "newest first". */
   versions: Map<string, Map<string, { name: string; ref: string; commit: string; tick: number }>>;
-  jobs: Map<number, { job: Job; state: "queued" | "running" | "done" | "failed"; error: string | null }>;
+  /** A job with its state and lease: the runner holding it (running) until `leaseUntil` (ms since the epoch). */
+  jobs: Map<number, { job: Job; state: "queued" | "running" | "done" | "failed"; error: string | null; leaseOwner: string | null; leaseUntil: number | null; attempts: number }>;
   /** Batch number (unique over all libraries) → its record. */
   batches: Map<number, { libraryId: string; version: string; batch: number; state: "writing" | "live" | "retired"; snippets: number; tokens: number }>;
   snippets: Map<number, SnippetRecord>;

@@ -6,6 +6,7 @@ import { openVolume } from "../../../src/volume/open-volume.js";
 import { copyRowsToPostgres } from "../../helpers/copy-rows.js";
 import { startPostgres, type PostgresTestServer } from "../../helpers/postgres-server.js";
 import { tempDir } from "../../helpers/temp.js";
+import { LEASE_MS, OWNER } from "../contract/harness.js";
 import { newLibrary } from "../contract/libraries.contract.js";
 import { publish, snippet } from "../contract/snippets.contract.js";
 
@@ -75,7 +76,7 @@ it("reads libraries, versions, snippet batches, jobs with tokens, settings with 
     // The retired batch's rows are purged from PostgreSQL as they would have been from lds.db.
     const chunk = (await opened.store.snippets.retiredChunk(10))!;
     expect(chunk).toEqual({ libraryId: lib, version: "", batch: old.batch, ids: [...old.ids].sort((a, b) => a - b) });
-    expect((await opened.store.jobs.claimNext())!.id).toBeLessThan(pendingJob);
+    expect((await opened.store.jobs.claimNext(OWNER, LEASE_MS))!.id).toBeLessThan(pendingJob);
   } finally {
     await opened.close();
     await database.drop();

@@ -30,16 +30,57 @@ it("three replicas claiming at once, five claims each at a time, take each of 60
   const [a, b, c] = await openReplicas(3);
   await a!.store.libraries.create(newLibrary("/acme/widgets"));
   const queued = [];
-  for (let i = 0; i < 60; i++) queued.push(await a!.store.jobs.enqueue({ libraryId: "/acme/widgets", kind: "ingest", payload: { url: `u${i}` } }));
-  const claimer = async (replica: PostgresStore) => {
+  // One version each: one running job per library version would otherwise hold the rest back.
+  for (let i = 0; i < 60; i++) queued.push(await a!.store.jobs.enqueue({ libraryId: "/acme/widgets", kind: "ingest", payload: { url: `u${i}`, version: `v${i}` } }));
+  const claimer = async (replica: PostgresStore, owner: string) => {
     const taken: number[] = [];
-    for (let job = await replica.store.jobs.claimNext(); job; job = await replica.store.jobs.claimNext()) taken.push(job.id);
+    for (let job = await replica.store.jobs.claimNext(owner, 60_000); job; job = await replica.store.jobs.claimNext(owner, 60_000)) taken.push(job.id);
     return taken;
   };
-  const claims = (await Promise.all([a, b, c].flatMap((r) => Array.from({ length: 5 }, () => claimer(r!))))).flat();
+  const claims = (await Promise.all([a, b, c].flatMap((r, n) => Array.from({ length: 5 }, () => claimer(r!, `replica-${n}`))))).flat();
   expect(claims).toHaveLength(60);
   expect([...claims].sort((x, y) => x - y)).toEqual(queued);
   expect(await b!.store.jobs.hasQueued()).toBe(false);
+});
+
+it("three replicas × four claimers run 200 jobs of 8 library versions: each job once, never two of one version at a time", async () => {
+  const replicas = await openReplicas(3);
+  const [a] = replicas;
+  for (const id of ["/acme/widgets", "/acme/gadgets"]) await a!.store.libraries.create(newLibrary(id));
+  const versions = ["", "v1", "v2", "v3"];
+  const queued: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const libraryId = i % 2 ? "/acme/widgets" : "/acme/gadgets";
+    const version = versions[Math.floor(i / 2) % versions.length]!;
+    queued.push(await a!.store.jobs.enqueue({ libraryId, kind: "ingest", payload: version ? { url: "u", version } : { url: "u" } }));
+  }
+  // What runs now, as the claimers see it: a job counts as running from its claim until just before its finish, so
+  // a second claim of its version answering meanwhile breaks the rule (the store answers it only after that finish).
+  const running = new Map<string, number>();
+  const overlaps: string[] = [];
+  const claimed: number[] = [];
+  const claimer = async (replica: PostgresStore, owner: string) => {
+    for (;;) {
+      const job = await replica.store.jobs.claimNext(owner, 30_000);
+      if (!job) {
+        if (!(await replica.store.jobs.hasQueued())) return;
+        continue;
+      }
+      claimed.push(job.id);
+      const key = `${job.libraryId} ${"version" in job.payload ? (job.payload.version ?? "") : ""}`;
+      if (running.has(key)) overlaps.push(`${key}: job ${job.id} while ${running.get(key)}`);
+      running.set(key, job.id);
+      // The job's "work": a heartbeat, a round trip to the database other claims interleave with.
+      expect(await replica.store.jobs.renewLease(job.id, owner, 30_000)).toBe(true);
+      running.delete(key);
+      expect(await replica.store.jobs.finish(job.id, owner, null)).toBe(true);
+    }
+  };
+  await Promise.all(replicas.flatMap((r, n) => Array.from({ length: 4 }, (_, k) => claimer(r, `replica-${n}:${k}`))));
+  expect(overlaps).toEqual([]);
+  expect([...claimed].sort((x, y) => x - y)).toEqual(queued);
+  const states = await server.asSuperuser(database.name, async (c) => (await c.query("SELECT state, attempts, count(*)::int AS n FROM jobs GROUP BY state, attempts")).rows);
+  expect(states).toEqual([{ state: "done", attempts: 1, n: 200 }]);
 });
 
 it("batches opened by two replicas at once get distinct numbers, and only the last opened of a version can be published", async () => {
