@@ -56,7 +56,7 @@ export async function seedEveryRecord(store: Store): Promise<Seeded> {
 
   const lib = "/acme/widgets";
   await store.libraries.createWithJob(newLibrary(lib, { description: AWKWARD_TEXT }), { branch: "main", generateDocs: true }, { url: "https://git.example.test/acme/widgets" }, "tok-1");
-  await store.jobs.finish((await store.jobs.claimNext())!.id, null);
+  await store.jobs.finish((await store.jobs.claimNext("test-runner", 60_000))!.id, "test-runner", null);
   await store.libraries.recordServedBranch(lib, { name: "main", commit: "c1", fetchedAt: "2026-11-01T00:00:00.000Z" });
   await store.libraries.setState(lib, "finalized");
   await store.versions.record(lib, { name: "v1", ref: "refs/tags/v1", commit: "c-v1" });
@@ -68,7 +68,7 @@ export async function seedEveryRecord(store: Store): Promise<Seeded> {
   await append(store, lib, "v2", await store.snippets.openBatch(lib, "v2"), [snippet(7)]);
   const privateLibrary = `/~team-${team.id}/internal`;
   await store.libraries.createWithJob(newLibrary(privateLibrary, { private: true, teamId: team.id, ownerUserId: owner.id }), null, { url: "https://git.example.test/acme/internal" });
-  await store.jobs.claimNext();
+  await store.jobs.claimNext("test-runner", 60_000);
   await store.libraries.setState(privateLibrary, "failed", "repository_not_found: gone");
   const pendingJob = await store.jobs.enqueue({ libraryId: lib, kind: "ingest", payload: { version: "v2", branch: "v2" } }, "tok-2");
   await store.settings.set("public.title", AWKWARD_TEXT);
