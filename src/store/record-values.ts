@@ -29,3 +29,16 @@ export function libraryBusy(libraryId: string): LdsError {
 export function normaliseSiteUrl(siteUrl: string): string {
   return siteUrl.replace(/\/+$/, "").toLowerCase();
 }
+
+/**
+ * The vectors an ingestion gives `snippets.appendToBatch` beside its rows: one per row, in the same order. An engine
+ * that keeps them with the records (PostgreSQL: each replica derives its search files from them) stores them in the
+ * rows' transaction; one whose search index keeps them (SQLite's vectors.db) ignores them. Both refuse a count that
+ * does not match, before writing anything, so that a caller's slip is found on either engine.
+ */
+export function requireVectorPerRow(rows: number, vectors: Float32Array[] | undefined): void {
+  if (vectors === undefined || vectors.length === rows) return;
+  throw new LdsError("validation_error", `${vectors.length} vectors were given for ${rows} snippets; nothing was written.`, {
+    hint: "Give one vector per snippet, in the order of the snippets (or none).",
+  });
+}
