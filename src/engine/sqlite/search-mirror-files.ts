@@ -1,0 +1,179 @@
+import fs from "node:fs";
+import path from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type Database from "better-sqlite3";
+import type { SearchIndex } from "../../index/search-index.js";
+import { createSqliteSearchIndex, type SqliteSearchIndex } from "../../index/sqlite/sqlite-search-index.js";
+import { openVectorIndex, partitionOf, type VectorIndex } from "../../index/sqlite/vector-index.js";
+import type { NewSnippet } from "../../store/records.js";
+import { fromSystemError } from "../../errors.js";
+import { SQLITE_FILE_NAMES } from "./volume-files.js";
+import { openStore } from "./open-store.js";
+
+/**
+ * A replica's search files when the records are in PostgreSQL (issue 34, "Search"): a copy of the live snippet
+ * batches in files of this replica's own (`<data dir>/search/lds.db` and `vectors.db`), made by the SQLite engine's
+ * migrations so that its search index (index/sqlite/) ranks on them unchanged. Derived data: the rows keep their
+ * PostgreSQL ids and batch numbers (a ranking answers ids the records load), and the whole folder can be deleted and
+ * fetched again. The follower (engine/postgres/search-follower.ts) is the only writer.
+ *
+ * A batch arrives unseen (`begin`, `add` in chunks: its rows, then their vectors), is served at once (`hold`: the
+ * version's previous batch leaves in the same transaction), and leaves in chunks (`drop`). A batch is never changed
+ * once held, as in PostgreSQL. What a crash interrupts (a batch half received or half dropped) is dropped at the
+ * next open: only held batches are trusted.
+ */
+export interface SearchMirrorFiles {
+  /** The search index over these files. Its writes do nothing: the follower alone fills the files. */
+  readonly index: SearchIndex;
+  readonly files: { records: string; vectors: string };
+  /** The batches served from these files. */
+  held(): MirrorBatch[];
+  /** Start receiving a batch (whatever copy of it was here before is dropped first). */
+  begin(batch: MirrorBatch): Promise<void>;
+  /** Add rows of a batch begun, with their PostgreSQL ids and vectors: the rows in one transaction, then the vectors. */
+  add(batch: MirrorBatch, rows: MirrorSnippet[]): void;
+  /** Serve a batch received whole; the version's batch held until now is no longer served, and dropped. */
+  hold(batch: MirrorBatch): Promise<void>;
+  /** A batch no longer live in PostgreSQL (or not received whole): gone from the files, in chunks. */
+  drop(batch: MirrorBatch): Promise<void>;
+  close(): void;
+}
+
+/** A library version's snippet batch as PostgreSQL has it; `startedAt` tells a batch from a later one given its number. */
+export interface MirrorBatch {
+  libraryId: string;
+  version: string;
+  batch: number;
+  startedAt: string;
+}
+
+export interface MirrorSnippet extends NewSnippet {
+  id: number;
+  /** Undefined for a row written without one: found by its words only. */
+  vector: Float32Array | undefined;
+}
+
+/** Rows deleted per transaction when a batch leaves: a few milliseconds each, so searches go on between them. */
+const DROP_CHUNK = 2000;
+
+/** Where a data directory keeps its search files. */
+export function searchMirrorFolder(dataDir: string): string {
+  return path.join(dataDir, "search");
+}
+
+/** Open (or create) the search files under `dataDir`, for vectors of this embedder. */
+export async function openSearchMirrorFiles(dataDir: string, embedder: { id: string; dimensions: number }): Promise<SearchMirrorFiles> {
+  const folder = searchMirrorFolder(dataDir);
+  try {
+    fs.mkdirSync(folder, { recursive: true });
+  } catch (err) {
+    throw fromSystemError(err, folder);
+  }
+  const files = { records: path.join(folder, SQLITE_FILE_NAMES.records), vectors: path.join(folder, SQLITE_FILE_NAMES.vectors) };
+  const db = openStore(files.records, { mappedReads: true });
+  let vectors: VectorIndex;
+  try {
+    vectors = openVectorIndex(files.vectors, embedder, { mappedReads: true });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const mirror = bindMirror(db, vectors, files);
+  try {
+    await mirror.recover(vectors.stale);
+    if (vectors.stale) {
+      // Another embedder's vectors (or an unfinished copy): the batches were dropped; they are fetched again.
+      vectors.recreate();
+      vectors.markComplete();
+    }
+  } catch (err) {
+    mirror.close();
+    throw err;
+  }
+  return mirror;
+}
+
+function bindMirror(db: Database.Database, vectors: VectorIndex, files: SearchMirrorFiles["files"]): SearchMirrorFiles & { recover(all: boolean): Promise<void> } {
+  const search: SqliteSearchIndex = createSqliteSearchIndex(db, vectors, { store: files.records, vectors: files.vectors });
+  const key = (b: MirrorBatch) => [b.libraryId, b.version, b.batch] as const;
+  const insertRow = db.prepare(
+    `INSERT INTO snippets (id, library_id, version, batch, kind, title, description, language, content, source_path, tokens, page_title)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const addRows = db.transaction((batch: MirrorBatch, rows: MirrorSnippet[]) => {
+    for (const s of rows) insertRow.run(s.id, batch.libraryId, batch.version, batch.batch, s.kind, s.title, s.description, s.language, s.content, s.sourcePath, s.tokens, s.pageTitle);
+    db.prepare("UPDATE snippet_batches SET snippets = snippets + ?, tokens = tokens + ? WHERE library_id = ? AND version = ? AND batch = ?").run(
+      rows.length,
+      rows.reduce((sum, s) => sum + s.tokens, 0),
+      ...key(batch),
+    );
+  });
+
+  /** Every row of a batch and its record, a chunk per transaction (vectors first: a vector without its row is never searched). */
+  async function dropBatch(libraryId: string, version: string, batch: number): Promise<void> {
+    const chunk = db.prepare("SELECT id FROM snippets INDEXED BY snippets_by_batch WHERE library_id = ? AND version = ? AND batch = ? LIMIT ?").pluck();
+    for (let ids = chunk.all(libraryId, version, batch, DROP_CHUNK) as number[]; ids.length; ids = chunk.all(libraryId, version, batch, DROP_CHUNK) as number[]) {
+      vectors.remove(ids);
+      db.prepare("DELETE FROM snippets WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids));
+      await search.upkeep();
+      await nextTurn();
+    }
+    db.prepare("DELETE FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ?").run(libraryId, version, batch);
+  }
+  const batchesIn = (where: string) =>
+    db.prepare(`SELECT library_id AS libraryId, version, batch, started_at AS startedAt FROM snippet_batches ${where} ORDER BY library_id, version, batch`).all() as MirrorBatch[];
+
+  const index: SearchIndex = Object.create(search, {
+    add: { value: async () => {} },
+    remove: { value: async () => {} },
+    removeLibrary: { value: async () => {} },
+    beginRebuild: { value: async () => {} },
+    completeRebuild: { value: async () => {} },
+  }) as SearchIndex;
+
+  return {
+    index,
+    files,
+    held: () => batchesIn("WHERE state = 'live'"),
+    async begin(batch) {
+      await dropBatch(...key(batch));
+      db.transaction(() => {
+        // The records' foreign key wants the library; nothing here reads the row but its id.
+        db.prepare("INSERT OR IGNORE INTO libraries (id, title, source, state) VALUES (?, ?, 'postgresql', 'finalized')").run(batch.libraryId, batch.libraryId);
+        db.prepare("INSERT INTO snippet_batches (library_id, version, batch, state, started_at, snippets, tokens) VALUES (?, ?, ?, 'writing', ?, 0, 0)").run(...key(batch), batch.startedAt);
+      })();
+    },
+    add(batch, rows) {
+      if (rows.length === 0) return;
+      addRows(batch, rows);
+      const partition = partitionOf(...key(batch));
+      vectors.upsert(rows.flatMap((s) => (s.vector ? [{ snippetId: s.id, partition, vector: s.vector }] : [])));
+    },
+    async hold(batch) {
+      const replaced = db
+        .transaction(() => {
+          const previous = db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(batch.libraryId, batch.version) as number | undefined;
+          if (previous !== undefined) db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(batch.libraryId, batch.version, previous);
+          db.prepare("UPDATE snippet_batches SET state = 'live' WHERE library_id = ? AND version = ? AND batch = ?").run(...key(batch));
+          return previous;
+        })
+        .immediate();
+      if (replaced !== undefined) {
+        search.retire({ libraryId: batch.libraryId, version: batch.version, batch: replaced });
+        await dropBatch(batch.libraryId, batch.version, replaced);
+      }
+    },
+    async drop(batch) {
+      db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(...key(batch));
+      search.retire(batch);
+      await dropBatch(...key(batch));
+    },
+    async recover(all) {
+      for (const b of batchesIn(all ? "" : "WHERE state <> 'live'")) await dropBatch(...key(b));
+    },
+    close() {
+      search.close();
+      db.close();
+    },
+  };
+}
