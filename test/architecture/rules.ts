@@ -69,8 +69,9 @@ export const RULES: Rule[] = [
     owner: "store/",
     contract: ["store/store.ts", "store/records.ts", "store/record-values.ts"],
     // The SQLite engine's other parts may reach its records' modules: its index reads lds.db's batch tables (FTS5
-    // lives in lds.db), and its engine work opens lds.db and binds the Store to it.
-    allowedFrom: ["engine/sqlite/", "index/sqlite/"],
+    // lives in lds.db), and its engine work opens lds.db and binds the Store to it. The PostgreSQL engine's work
+    // reaches its records' modules alike (its pool, its errors, the vectors' bytes its search follower reads).
+    allowedFrom: ["engine/sqlite/", "index/sqlite/", "engine/postgres/"],
   },
   {
     kind: "contract-only",
