@@ -81,7 +81,7 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
     try {
       for await (const rows of batchRows(pool, endpoint, live)) {
         if (closed) throw new Error("the search follower was closed");
-        mirror.add(live, rows);
+        await mirror.add(live, rows);
       }
       // Rows are deleted only once their batch is retired: still live now, it was whole while it was read.
       const still = await liveBatch(pool, endpoint, libraryId, version, batch);

@@ -17,7 +17,7 @@ it("a batch is served once held, with its records' ids; holding the next one dro
   const mirror = await openSearchMirrorFiles(dataDir, embedder);
   const b7 = batch(7);
   await mirror.begin(b7);
-  mirror.add(b7, await rows([101, 105, 230]));
+  await mirror.add(b7, await rows([101, 105, 230]));
   expect(await mirror.index.rank(b7, ["widget"], 10)).toEqual([]);
   await mirror.hold(b7);
   expect(mirror.held()).toEqual([b7]);
@@ -30,7 +30,7 @@ it("a batch is served once held, with its records' ids; holding the next one dro
 
   const b9 = batch(9);
   await mirror.begin(b9);
-  mirror.add(b9, await rows([300]));
+  await mirror.add(b9, await rows([300]));
   await mirror.hold(b9);
   expect(mirror.held()).toEqual([b9]);
   expect((await mirror.index.rank(b9, ["widget"], 10)).map((r) => r.id)).toEqual([300]);
@@ -39,7 +39,7 @@ it("a batch is served once held, with its records' ids; holding the next one dro
 
   const b12 = batch(12);
   await mirror.begin(b12);
-  mirror.add(b12, await rows([400, 401]));
+  await mirror.add(b12, await rows([400, 401]));
   mirror.close();
   expect(fs.readdirSync(searchMirrorFolder(dataDir))).toContain("lds.db");
 
@@ -60,7 +60,7 @@ it("files made for another embedder are emptied at open: their batches are fetch
   const dataDir = tempDir();
   const mirror = await openSearchMirrorFiles(dataDir, embedder);
   await mirror.begin(batch(3));
-  mirror.add(batch(3), await rows([1, 2]));
+  await mirror.add(batch(3), await rows([1, 2]));
   await mirror.hold(batch(3));
   mirror.close();
   const other = await openSearchMirrorFiles(dataDir, createHashingEmbedder(64));
