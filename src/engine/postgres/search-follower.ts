@@ -85,14 +85,24 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
       }
       // Rows are deleted only once their batch is retired: still live now, it was whole while it was read.
       const still = await liveBatch(pool, endpoint, libraryId, version, batch);
-      if (still?.startedAt === live.startedAt) await mirror.hold(live);
-      else await mirror.drop(live);
+      if (still?.startedAt !== live.startedAt) return await mirror.drop(live);
+      const replaced = mirror.hold(live);
+      refreshHeld();
+      // Not awaited: the callers waiting for this batch are answered now; the replaced one goes next in this turn.
+      if (replaced) dropLater(replaced);
     } catch (err) {
       if (!closed) await mirror.drop(live).catch(() => {});
       throw err;
     } finally {
       if (!closed) refreshHeld();
     }
+  }
+
+  const drops = new Set<Promise<void>>();
+  function dropLater(batch: MirrorBatch): void {
+    const dropping = inTurn(versionOf(batch), () => mirror.drop(batch)).catch((err: unknown) => options.onError?.(err));
+    drops.add(dropping);
+    void dropping.finally(() => drops.delete(dropping));
   }
 
   function fetchBatch(libraryId: string, version: string, batch: number): Promise<void> {
@@ -113,7 +123,7 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
     const missingKeys = new Set(missing.map((b) => keyOf(b.libraryId, b.version, b.batch)));
     for (const key of missingSince.keys()) if (!missingKeys.has(key)) missingSince.delete(key);
     for (const key of missingKeys) if (!missingSince.has(key)) missingSince.set(key, now);
-    // Newer batches first (holding one drops the batch it replaces), then what is no longer live at all.
+    // Newer batches first (holding one retires the batch it replaces, dropped after), then what is no longer live.
     for (const b of missing) if (!closed) await fetchBatch(b.libraryId, b.version, b.batch);
     for (const b of [...held.values()]) {
       if (closed || liveKeys.has(keyOf(b.libraryId, b.version, b.batch) + b.startedAt)) continue;
@@ -177,6 +187,7 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
       clearInterval(poll);
       await listener.close();
       await Promise.allSettled([running, ...fetching.values()]);
+      await Promise.allSettled([...drops]);
     },
   };
 }

@@ -18,7 +18,7 @@ import { openStore } from "./open-store.js";
  * fetched again. The follower (engine/postgres/search-follower.ts) is the only writer.
  *
  * A batch arrives unseen (`begin`, `add` in chunks: its rows, then their vectors), is served at once (`hold`: the
- * version's previous batch leaves in the same transaction), and leaves in chunks (`drop`). A batch is never changed
+ * version's previous batch stops being served in the same transaction), and leaves in steps (`drop`). A batch is never changed
  * once held, as in PostgreSQL. What a crash interrupts (a batch half received or half dropped) is dropped at the
  * next open: only held batches are trusted.
  */
@@ -35,8 +35,11 @@ export interface SearchMirrorFiles {
    * vectors, then a bounded step of the full-text index's upkeep (as the SQLite writer takes between its chunks).
    */
   add(batch: MirrorBatch, rows: MirrorSnippet[]): Promise<void>;
-  /** Serve a batch received whole; the version's batch held until now is no longer served, and dropped. */
-  hold(batch: MirrorBatch): Promise<void>;
+  /**
+   * Serve a batch received whole, at once; the version's batch held until now is no longer served, and answered:
+   * the caller drops it (`drop`), after the new one is known held.
+   */
+  hold(batch: MirrorBatch): MirrorBatch | undefined;
   /** A batch no longer live in PostgreSQL (or not received whole): gone from the files, in chunks. */
   drop(batch: MirrorBatch): Promise<void>;
   close(): void;
@@ -161,19 +164,19 @@ function bindMirror(db: Database.Database, vectors: VectorIndex, files: SearchMi
         await nextTurn();
       }
     },
-    async hold(batch) {
+    hold(batch) {
       const replaced = db
         .transaction(() => {
-          const previous = db.prepare("SELECT batch FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'").pluck().get(batch.libraryId, batch.version) as number | undefined;
-          if (previous !== undefined) db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(batch.libraryId, batch.version, previous);
+          const previous = db
+            .prepare("SELECT library_id AS libraryId, version, batch, started_at AS startedAt FROM snippet_batches WHERE library_id = ? AND version = ? AND state = 'live'")
+            .get(batch.libraryId, batch.version) as MirrorBatch | undefined;
+          if (previous) db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(...key(previous));
           db.prepare("UPDATE snippet_batches SET state = 'live' WHERE library_id = ? AND version = ? AND batch = ?").run(...key(batch));
           return previous;
         })
         .immediate();
-      if (replaced !== undefined) {
-        search.retire({ libraryId: batch.libraryId, version: batch.version, batch: replaced });
-        await dropBatch(batch.libraryId, batch.version, replaced);
-      }
+      if (replaced) search.retire(replaced);
+      return replaced;
     },
     async drop(batch) {
       db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(...key(batch));

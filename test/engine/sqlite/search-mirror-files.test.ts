@@ -12,14 +12,14 @@ async function rows(ids: number[]): Promise<MirrorSnippet[]> {
   return ids.map((id, i) => ({ id, kind: "info", title: `Widget ${id}`, description: "", language: null, content: texts[i]!, sourcePath: `a.md#${id}`, tokens: 5, pageTitle: null, vector: vectors[i] }));
 }
 
-it("a batch is served once held, with its records' ids; holding the next one drops it; a half-received batch is gone after a reopen", async () => {
+it("a batch is served once held, with its records' ids; holding the next one answers it to drop; a half-received batch is gone after a reopen", async () => {
   const dataDir = tempDir();
   const mirror = await openSearchMirrorFiles(dataDir, embedder);
   const b7 = batch(7);
   await mirror.begin(b7);
   await mirror.add(b7, await rows([101, 105, 230]));
   expect(await mirror.index.rank(b7, ["widget"], 10)).toEqual([]);
-  await mirror.hold(b7);
+  expect(mirror.hold(b7)).toBeUndefined();
   expect(mirror.held()).toEqual([b7]);
   expect((await mirror.index.rank(b7, ["widget"], 10)).map((r) => r.id).sort()).toEqual([101, 105, 230]);
   const [query] = await embedder.embed(["configure the widget cache 105"]);
@@ -31,9 +31,11 @@ it("a batch is served once held, with its records' ids; holding the next one dro
   const b9 = batch(9);
   await mirror.begin(b9);
   await mirror.add(b9, await rows([300]));
-  await mirror.hold(b9);
+  expect(mirror.hold(b9)).toEqual(b7);
   expect(mirror.held()).toEqual([b9]);
   expect((await mirror.index.rank(b9, ["widget"], 10)).map((r) => r.id)).toEqual([300]);
+  expect(await mirror.index.firstWithoutVector([101])).toBeUndefined(); // not served, not dropped yet
+  await mirror.drop(b7);
   expect(await mirror.index.firstWithoutVector([101])).toBe(101);
   expect((await mirror.index.statistics()).vectors).toBe(1);
 
@@ -61,7 +63,7 @@ it("files made for another embedder are emptied at open: their batches are fetch
   const mirror = await openSearchMirrorFiles(dataDir, embedder);
   await mirror.begin(batch(3));
   await mirror.add(batch(3), await rows([1, 2]));
-  await mirror.hold(batch(3));
+  mirror.hold(batch(3));
   mirror.close();
   const other = await openSearchMirrorFiles(dataDir, createHashingEmbedder(64));
   try {
