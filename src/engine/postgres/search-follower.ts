@@ -64,6 +64,8 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
   const versionTurns = new Map<string, Promise<unknown>>();
   let caughtUp = false;
   let closed = false;
+  // Ends the steps of drops under way when the follower closes: what is left is dropped at the next open.
+  const closing = new AbortController();
 
   /** One change of a library version's files at a time: a fetch checks the batch is live, then holds it, unbroken. */
   function inTurn<T>(version: string, work: () => Promise<T>): Promise<T> {
@@ -100,7 +102,7 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
 
   const drops = new Set<Promise<void>>();
   function dropLater(batch: MirrorBatch): void {
-    const dropping = inTurn(versionOf(batch), () => mirror.drop(batch)).catch((err: unknown) => options.onError?.(err));
+    const dropping = inTurn(versionOf(batch), () => mirror.drop(batch, closing.signal)).catch((err: unknown) => options.onError?.(err));
     drops.add(dropping);
     void dropping.finally(() => drops.delete(dropping));
   }
@@ -128,7 +130,7 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
     for (const b of [...held.values()]) {
       if (closed || liveKeys.has(keyOf(b.libraryId, b.version, b.batch) + b.startedAt)) continue;
       await inTurn(versionOf(b), async () => {
-        await mirror.drop(b);
+        await mirror.drop(b, closing.signal);
         refreshHeld();
       });
     }
@@ -184,6 +186,7 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
     },
     async close() {
       closed = true;
+      closing.abort();
       clearInterval(poll);
       await listener.close();
       await Promise.allSettled([running, ...fetching.values()]);

@@ -40,8 +40,11 @@ export interface SearchMirrorFiles {
    * the caller drops it (`drop`), after the new one is known held.
    */
   hold(batch: MirrorBatch): MirrorBatch | undefined;
-  /** A batch no longer live in PostgreSQL (or not received whole): gone from the files, in chunks. */
-  drop(batch: MirrorBatch): Promise<void>;
+  /**
+   * A batch no longer live in PostgreSQL (or not received whole): no longer served at once, gone from the files in
+   * steps. `signal` stops the steps (the files are closing): what is left is dropped at the next open.
+   */
+  drop(batch: MirrorBatch, signal?: AbortSignal): Promise<void>;
   close(): void;
 }
 
@@ -120,14 +123,15 @@ function bindMirror(db: Database.Database, vectors: VectorIndex, files: SearchMi
     );
   });
 
-  /** Every row of a batch and its record, a chunk per transaction (vectors first: a vector without its row is never searched). */
-  async function dropBatch(libraryId: string, version: string, batch: number): Promise<void> {
+  /** Every row of a batch, a step per transaction (vectors first: a vector without its row is never searched), then its record. */
+  async function dropBatch(libraryId: string, version: string, batch: number, signal?: AbortSignal): Promise<void> {
     const chunk = db.prepare("SELECT id FROM snippets INDEXED BY snippets_by_batch WHERE library_id = ? AND version = ? AND batch = ? LIMIT ?").pluck();
     for (let ids = chunk.all(libraryId, version, batch, STEP_ROWS) as number[]; ids.length; ids = chunk.all(libraryId, version, batch, STEP_ROWS) as number[]) {
       vectors.remove(ids);
       db.prepare("DELETE FROM snippets WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids));
       await search.upkeep();
       await nextTurn();
+      if (signal?.aborted) return;
     }
     db.prepare("DELETE FROM snippet_batches WHERE library_id = ? AND version = ? AND batch = ?").run(libraryId, version, batch);
   }
@@ -178,10 +182,10 @@ function bindMirror(db: Database.Database, vectors: VectorIndex, files: SearchMi
       if (replaced) search.retire(replaced);
       return replaced;
     },
-    async drop(batch) {
+    async drop(batch, signal) {
       db.prepare("UPDATE snippet_batches SET state = 'retired' WHERE library_id = ? AND version = ? AND batch = ?").run(...key(batch));
       search.retire(batch);
-      await dropBatch(...key(batch));
+      await dropBatch(...key(batch), signal);
     },
     async recover(all) {
       for (const b of batchesIn(all ? "" : "WHERE state <> 'live'")) await dropBatch(...key(b));

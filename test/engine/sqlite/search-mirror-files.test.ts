@@ -74,3 +74,25 @@ it("files made for another embedder are emptied at open: their batches are fetch
     other.close();
   }
 });
+
+it("a drop stopped by its signal leaves the batch unserved, and the rest of it is dropped at the next open", async () => {
+  const dataDir = tempDir();
+  const mirror = await openSearchMirrorFiles(dataDir, embedder);
+  const many = Array.from({ length: 250 }, (_, i) => i + 1);
+  await mirror.begin(batch(4));
+  await mirror.add(batch(4), await rows(many));
+  mirror.hold(batch(4));
+  const stop = new AbortController();
+  stop.abort();
+  await mirror.drop(batch(4), stop.signal);
+  expect(mirror.held()).toEqual([]);
+  expect(await mirror.index.rank(batch(4), ["widget"], 10)).toEqual([]);
+  expect((await mirror.index.statistics()).vectors).toBe(150);
+  mirror.close();
+  const reopened = await openSearchMirrorFiles(dataDir, embedder);
+  try {
+    expect((await reopened.index.statistics()).vectors).toBe(0);
+  } finally {
+    reopened.close();
+  }
+});
