@@ -118,6 +118,9 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
   }
 
   async function sync(): Promise<void> {
+    // Held before the live batches are read: one of these missing from them was retired before, and stays so. (One
+    // held later, by ensureLive, may have been published after the read: it is not dropped.)
+    const heldBefore = [...held.values()];
     const live = await liveBatches(pool, endpoint);
     const liveKeys = new Set(live.map((b) => keyOf(b.libraryId, b.version, b.batch) + b.startedAt));
     const missing = live.filter((b) => held.get(keyOf(b.libraryId, b.version, b.batch))?.startedAt !== b.startedAt);
@@ -126,14 +129,20 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
     for (const key of missingSince.keys()) if (!missingKeys.has(key)) missingSince.delete(key);
     for (const key of missingKeys) if (!missingSince.has(key)) missingSince.set(key, now);
     // Newer batches first (holding one retires the batch it replaces, dropped after), then what is no longer live.
-    for (const b of missing) if (!closed) await fetchBatch(b.libraryId, b.version, b.batch);
-    for (const b of [...held.values()]) {
+    // A batch that fails to copy does not hold up the others: the first failure is reported once all were tried.
+    let failed: { err: unknown } | undefined;
+    for (const b of missing) {
+      if (!closed) await fetchBatch(b.libraryId, b.version, b.batch).catch((err: unknown) => (failed ??= { err }));
+    }
+    for (const b of heldBefore) {
       if (closed || liveKeys.has(keyOf(b.libraryId, b.version, b.batch) + b.startedAt)) continue;
       await inTurn(versionOf(b), async () => {
+        if (held.get(keyOf(b.libraryId, b.version, b.batch))?.startedAt !== b.startedAt) return;
         await mirror.drop(b, closing.signal);
         refreshHeld();
       });
     }
+    if (failed) throw failed.err;
   }
 
   // Catch-ups run one at a time; one asked for meanwhile runs once more after (notices come in bursts).
