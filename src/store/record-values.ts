@@ -43,5 +43,18 @@ export const ABANDONED_JOB_REASON = `job_abandoned: the job's runner stopped ren
 export function leaseLost(jobId: number): LdsError {
   return new LdsError("lease_lost", `Job ${jobId} was taken over by another runner (this runner's lease on it expired); this runner stopped without changing what is served.`, {
     hint: "Nothing to do: the runner holding the job now finishes it. If this repeats, raise LDS_JOB_LEASE_MS or look for replicas that stall.",
+    });
+}
+
+/**
+ * The vectors an ingestion gives `snippets.appendToBatch` beside its rows: one per row, in the same order. An engine
+ * that keeps them with the records (PostgreSQL: each replica derives its search files from them) stores them in the
+ * rows' transaction; one whose search index keeps them (SQLite's vectors.db) ignores them. Both refuse a count that
+ * does not match, before writing anything, so that a caller's slip is found on either engine.
+ */
+export function requireVectorPerRow(rows: number, vectors: Float32Array[] | undefined): void {
+  if (vectors === undefined || vectors.length === rows) return;
+  throw new LdsError("validation_error", `${vectors.length} vectors were given for ${rows} snippets; nothing was written.`, {
+    hint: "Give one vector per snippet, in the order of the snippets (or none).",
   });
 }

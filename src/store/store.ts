@@ -114,9 +114,11 @@ export interface SnippetStore {
   /**
    * Add rows to an open batch, all or nothing; answers their ids, in the order of `rows`, which the writer then gives
    * the search index with their vectors (index/search-index.ts), before the batch is published.
-   * ingestion_superseded when it was retired.
+   * `vectors`, one per row in the same order, are kept with the rows in their transaction by an engine whose replicas
+   * derive their search files from the records (PostgreSQL); SQLite ignores them (its search index keeps them).
+   * ingestion_superseded when it was retired; validation_error when `vectors` are not one per row.
    */
-  appendToBatch(libraryId: string, version: string, batch: number, rows: NewSnippet[]): Promise<number[]>;
+  appendToBatch(libraryId: string, version: string, batch: number, rows: NewSnippet[], vectors?: Float32Array[]): Promise<number[]>;
   /**
    * Serve this batch from now on and retire the one it replaces. ingestion_superseded when it was retired. With a
    * job's `lease`, only while that lease is still the owner's and has not expired, checked in the same transaction

@@ -27,8 +27,9 @@ export interface SnippetWriter {
 export function inlineSnippetWriter(store: Store, index: SearchIndex): SnippetWriter {
   return {
     async append(target, rows, embedded) {
-      const ids = await store.snippets.appendToBatch(target.libraryId, target.version, target.batch, rows);
-      // The records first, then the index. Should the process die in between, the batch is unpublished: it is
+      const ids = await store.snippets.appendToBatch(target.libraryId, target.version, target.batch, rows, embedded);
+      // The vectors go with the rows too: an engine whose replicas derive their search files from the records
+      // (PostgreSQL) keeps them there, in the rows' transaction. The records first, then the index. Should the process die in between, the batch is unpublished: it is
       // retired at the next start (store: retireUnfinished) and purged, vectors included, so a snippet without its
       // vector is never served. The batch is published only after every chunk's vectors are in (replace-snippets.ts
       // awaits each append before publishBatch): keep that order.

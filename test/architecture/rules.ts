@@ -70,8 +70,9 @@ export const RULES: Rule[] = [
     contract: ["store/store.ts", "store/records.ts", "store/record-values.ts"],
     // The SQLite engine's other parts may reach its records' modules: its index reads lds.db's batch tables (FTS5
     // lives in lds.db), and its engine work opens lds.db and binds the Store to it. The PostgreSQL engine's work
-    // opens its store (store/postgres/) the same way, and its backups and restores (into an archive's SQLite file, into
-    // a new schema) reach its records' pool, migrations and schema, as the SQLite engine's work reaches lds.db's.
+    // opens its store (store/postgres/) the same way, its backups and restores (into an archive's SQLite file, into a
+    // new schema) reach its records' pool, migrations and schema, and its search follower the vectors' bytes, as the
+    // SQLite engine's work reaches lds.db's.
     allowedFrom: ["engine/sqlite/", "index/sqlite/", "engine/postgres/"],
   },
   {

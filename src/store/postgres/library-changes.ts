@@ -1,6 +1,7 @@
 import { LdsError } from "../../errors.js";
 import { libraryBusy } from "../record-values.js";
 import type { JobKind, JobPayload, LibraryMove, LibraryOptions, LibraryState, NewLibrary } from "../records.js";
+import { notifyBatchChange } from "./batch-notices.js";
 import { jobTokenName } from "./job-leases.js";
 import { enqueueJob, hasAnyPendingJob } from "./jobs.js";
 import { deleteSetting, getSetting, setSetting } from "./settings.js";
@@ -82,6 +83,8 @@ export function removeLibrary({ transaction }: PgContext, libraryId: string): Pr
     await tx.run("DELETE FROM library_usage WHERE library_id = $1", [libraryId]);
     await deleteSetting(tx, optionsKey(libraryId));
     await tx.run("DELETE FROM libraries WHERE id = $1", [libraryId]);
+    // Its live batches went with it: replicas drop them from their search files.
+    await notifyBatchChange(tx, { library: libraryId, event: "removed" });
     return snippetIds;
   });
 }

@@ -1,7 +1,9 @@
 import { LdsError } from "../../errors.js";
 import type { JobLease, NewSnippet, RetiredChunk } from "../records.js";
-import { leaseLost } from "../record-values.js";
+import { leaseLost, requireVectorPerRow } from "../record-values.js";
+import { notifyBatchChange } from "./batch-notices.js";
 import { holdsLease } from "./job-leases.js";
+import { vectorToBytes } from "./vector-bytes.js";
 import type { PgContext, Sql } from "./sql.js";
 
 /**
@@ -33,8 +35,12 @@ export function openBatch({ transaction }: PgContext, libraryId: string, version
   });
 }
 
-/** Add rows to an open batch in one transaction; answers their ids in the order of `rows`. */
-export function appendToBatch({ transaction }: PgContext, libraryId: string, version: string, batch: number, rows: NewSnippet[]): Promise<number[]> {
+/**
+ * Add rows to an open batch in one transaction, with their vectors when given (`snippet_vectors`, float32
+ * little-endian: replicas derive their search files from them); answers their ids in the order of `rows`.
+ */
+export async function appendToBatch({ transaction }: PgContext, libraryId: string, version: string, batch: number, rows: NewSnippet[], vectors?: Float32Array[]): Promise<number[]> {
+  requireVectorPerRow(rows.length, vectors);
   return transaction(async (tx) => {
     await requireWriting(tx, libraryId, version, batch);
     if (rows.length === 0) return [];
@@ -69,7 +75,11 @@ export function appendToBatch({ transaction }: PgContext, libraryId: string, ver
       version,
       batch,
     ]);
-    return inserted.map((r) => r.id).sort((a, b) => a - b);
+    const ids = inserted.map((r) => r.id).sort((a, b) => a - b);
+    if (vectors) {
+      await tx.run("INSERT INTO snippet_vectors (snippet_id, vector) SELECT * FROM unnest($1::bigint[], $2::bytea[])", [ids, vectors.map(vectorToBytes)]);
+    }
+    return ids;
   });
 }
 
@@ -87,6 +97,8 @@ export function publishBatch({ transaction }: PgContext, libraryId: string, vers
       await tx.run("INSERT INTO snippet_batches (library_id, version, batch, state) VALUES ($1, $2, 0, 'retired') ON CONFLICT DO NOTHING", [libraryId, version]);
     }
     await tx.run("UPDATE snippet_batches SET state = 'live' WHERE library_id = $1 AND version = $2 AND batch = $3", [libraryId, version, batch]);
+    // Delivered at commit: replicas fetch this batch into their search files and drop the one it replaced.
+    await notifyBatchChange(tx, { library: libraryId, version, batch, event: "published" });
   });
 }
 

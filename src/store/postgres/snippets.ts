@@ -43,7 +43,7 @@ export function snippetStore(context: PgContext): SnippetStore {
     versions: async (libraryId) => (await sql.rows<{ version: string }>('SELECT version FROM snippets WHERE library_id = $1 GROUP BY version ORDER BY version COLLATE "C"', [libraryId])).map((r) => r.version),
     liveBatch: (libraryId, version) => liveBatch(sql, libraryId, version),
     openBatch: (libraryId, version) => openBatch(context, libraryId, version),
-    appendToBatch: (libraryId, version, batch, rows) => appendToBatch(context, libraryId, version, batch, rows),
+    appendToBatch: (libraryId, version, batch, rows, vectors) => appendToBatch(context, libraryId, version, batch, rows, vectors),
     publishBatch: (libraryId, version, batch, lease) => publishBatch(context, libraryId, version, batch, lease),
     discardBatch: (libraryId, version, batch) => discardBatch(sql, libraryId, version, batch),
     retireUnfinishedAsSoleWriter: () => sql.run("UPDATE snippet_batches SET state = 'retired' WHERE state = 'writing'"),

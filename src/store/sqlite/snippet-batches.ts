@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { LdsError } from "../../errors.js";
 import type { JobLease, NewSnippet, RetiredChunk } from "../records.js";
-import { leaseLost } from "../record-values.js";
+import { leaseLost, requireVectorPerRow } from "../record-values.js";
 import { holdsLease } from "./jobs.js";
 
 /**
@@ -64,8 +64,12 @@ export function openBatch(db: Database.Database, libraryId: string, version: str
     .immediate();
 }
 
-/** Add snippets to an open batch in one transaction; answers their new ids (the search index takes them next). */
-export function appendToBatch(db: Database.Database, libraryId: string, version: string, batch: number, rows: NewSnippet[]): number[] {
+/**
+ * Add snippets to an open batch in one transaction; answers their new ids (the search index takes them next, with
+ * their vectors: `vectors` are only checked here, vectors.db keeps them).
+ */
+export function appendToBatch(db: Database.Database, libraryId: string, version: string, batch: number, rows: NewSnippet[], vectors?: Float32Array[]): number[] {
+  requireVectorPerRow(rows.length, vectors);
   const insert = db.prepare(
     `INSERT INTO snippets (library_id, version, batch, kind, title, description, language, content, source_path, tokens, page_title)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -211,6 +211,36 @@ export function describeSnippets(open: OpenStore): void {
       expect(await t.store.snippets.count(lib, "v2")).toBe(1);
     });
 
+    it("vectors given with the rows (one per row) change nothing served, and go with their rows when purged or removed", async () => {
+      await library();
+      const vector = (n: number) => Float32Array.from({ length: 8 }, (_, i) => n + i / 8);
+      const first = await t.store.snippets.openBatch(lib, "");
+      const ids = await t.store.snippets.appendToBatch(lib, "", first, [snippet(1), snippet(2)], [vector(1), vector(2)]);
+      expect(await t.store.snippets.appendToBatch(lib, "", first, [], [])).toEqual([]);
+      await t.store.snippets.publishBatch(lib, "", first);
+      expect((await t.store.snippets.load(lib, "", ids)).map((s) => s.title)).toEqual(["Snippet 1", "Snippet 2"]);
+      const second = await t.store.snippets.openBatch(lib, "");
+      await t.store.snippets.appendToBatch(lib, "", second, [snippet(3)], [vector(3)]);
+      await t.store.snippets.publishBatch(lib, "", second);
+      expect(await purgeRetired(t.store, 1)).toEqual([
+        { batch: first, ids: [ids[0]] },
+        { batch: first, ids: [ids[1]] },
+      ]);
+      expect(await t.store.snippets.count(lib)).toBe(1);
+      expect(await t.store.libraries.remove(lib)).toHaveLength(1);
+      expect(await t.store.snippets.countAll()).toBe(0);
+    });
+
+    it("vectors that are not one per row are refused (validation_error) and nothing is written", async () => {
+      await library();
+      const batch = await t.store.snippets.openBatch(lib, "");
+      await expectLdsError(t.store.snippets.appendToBatch(lib, "", batch, [snippet(1), snippet(2)], [new Float32Array(8)]), "validation_error");
+      await expectLdsError(t.store.snippets.appendToBatch(lib, "", batch, [], [new Float32Array(8)]), "validation_error");
+      expect(await t.store.snippets.countAll()).toBe(0);
+      await t.store.snippets.publishBatch(lib, "", batch);
+      expect(await t.store.snippets.totals(lib)).toEqual({ n: 0, tokens: 0 });
+    });
+
     it("removing a library answers the ids of its snippets of every batch and version, and they are gone", async () => {
       await library();
       await t.store.libraries.create(newLibrary("/acme/kept"));

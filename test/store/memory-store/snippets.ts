@@ -1,4 +1,5 @@
 import { LdsError } from "../../../src/errors.js";
+import { requireVectorPerRow } from "../../../src/store/record-values.js";
 import type { EmbeddableSnippet } from "../../../src/store/records.js";
 import type { SnippetStore } from "../../../src/store/store.js";
 import { leaseLost } from "../../../src/store/record-values.js";
@@ -56,7 +57,9 @@ export function snippetStore(tables: MemoryTables): SnippetRecords {
       tables.batches.set(batch, { libraryId, version, batch, state: "writing", snippets: 0, tokens: 0 });
       return batch;
     },
-    appendToBatch: async (libraryId: string, version: string, batch: number, rows) => {
+    // Vectors are checked, not kept: this engine, like SQLite's, leaves them to the search index.
+    appendToBatch: async (libraryId: string, version: string, batch: number, rows, vectors) => {
+      requireVectorPerRow(rows.length, vectors);
       const b = requireWriting(libraryId, version, batch);
       const ids = rows.map((row) => {
         const id = nextId(tables, "snippets");
