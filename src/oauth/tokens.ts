@@ -4,6 +4,7 @@ import { ProviderRefusal } from "./http.js";
 import { usableProvider } from "./provider-config.js";
 import { isProviderKind, providerOf } from "./providers.js";
 import { asOAuthFailure } from "./flow.js";
+import { turnsByKey } from "../util/turns-by-key.js";
 
 /** Refresh this long before the access token expires: a clone or a crawl started now must not outlive it. */
 const EARLY_MS = 60_000;
@@ -12,6 +13,9 @@ const EARLY_MS = 60_000;
 export function reconnect(providerName: string, connects: "git" | "wiki"): string {
   return `reconnect the ${connects === "wiki" ? "wiki" : "git"} account (${providerName}) in the dashboard's Connections page`;
 }
+
+/** Refreshes of one grant in this process, one after the other (in front of the store's lock on the grant). */
+const refreshTurns = turnsByKey<number>();
 
 const disconnected = () => new LdsError("repository_auth_failed", "The connected account was disconnected.", { hint: "Connect it again in the dashboard's Connections page." });
 
@@ -54,24 +58,28 @@ export async function grantAccessToken(store: Store, grantId: number, options: {
     if (!fresh || options.force) await store.oauth.markRevoked(grantId, "the access token expired and the grant has no refresh token");
     throw mustReconnect(provider.name, provider.connects, `The ${provider.name} access token has expired and cannot be refreshed`);
   }
-  // One refresh of a grant at a time, on every replica: the store holds the grant while the provider answers.
-  // A caller that waited finds the tokens the one before it saved, and uses them instead of refreshing again.
+  // Read before the grant is held: the refresh below holds a database connection, and must not wait for another.
+  const { config, clientSecret } = await usableProvider(store, tokens.provider as typeof provider.kind);
+  // One refresh of a grant at a time, on every replica: the store holds the grant while the provider answers. A
+  // caller that waited finds the tokens the one before it saved, and uses them instead of refreshing again. Within
+  // this process callers take turns first, so that one replica holds one connection per grant, not one per caller.
   let refusal: string | undefined;
-  const after = await store.oauth.refreshTokens(grantId, async (current) => {
-    if (current.state === "revoked" || !current.refreshToken || current.accessToken !== tokens.accessToken) return "current";
-    const { config, clientSecret } = await usableProvider(store, tokens.provider as typeof provider.kind);
-    try {
-      const next = await provider.refresh(config, clientSecret, current.refreshToken);
-      // A provider that does not rotate answers no refresh token: the old one stays valid.
-      return { tokens: { ...next, refreshToken: next.refreshToken ?? current.refreshToken } };
-    } catch (err) {
-      if (err instanceof ProviderRefusal && (err.error === "invalid_grant" || err.status === 400 || err.status === 401 || err.status === 403)) {
-        refusal = err.message;
-        return { revoked: err.message };
+  const after = await refreshTurns(grantId, () =>
+    store.oauth.refreshTokens(grantId, async (current) => {
+      if (current.state === "revoked" || !current.refreshToken || current.accessToken !== tokens.accessToken) return "current";
+      try {
+        const next = await provider.refresh(config, clientSecret, current.refreshToken);
+        // A provider that does not rotate answers no refresh token: the old one stays valid.
+        return { tokens: { ...next, refreshToken: next.refreshToken ?? current.refreshToken } };
+      } catch (err) {
+        if (err instanceof ProviderRefusal && (err.error === "invalid_grant" || err.status === 400 || err.status === 401 || err.status === 403)) {
+          refusal = err.message;
+          return { revoked: err.message };
+        }
+        throw asOAuthFailure(provider.name, err);
       }
-      throw asOAuthFailure(provider.name, err);
-    }
-  });
+    }),
+  );
   if (!after) throw disconnected();
   if (after.state === "revoked") {
     const why = refusal ? ` (${refusal})` : "";

@@ -10,7 +10,7 @@ export function rateLimitPluginStore(windows: RequestWindowStore): FastifyRateLi
   const storeFor = (prefix: string): FastifyRateLimitStore => ({
     incr(key, callback, timeWindow) {
       windows.charge(`${prefix}${key}`, timeWindow, 1).then(
-        (window) => callback(null, { current: window.count, ttl: Math.max(0, window.start + timeWindow - Date.now()) }),
+        (window) => callback(null, { current: window.count, ttl: Math.max(0, window.resetsInMs) }),
         (err: Error) => callback(err),
       );
     },

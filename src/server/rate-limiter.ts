@@ -31,7 +31,7 @@ export function createRateLimiter(windows: RequestWindowStore, name: string, win
       if (!admissions.has(reply)) admissions.set(reply, { windows, key: windowKey, limit, windowMs });
       setHeaders(reply, limit, window, windowMs);
       if (window.count > limit) {
-        refuse(reply, window, windowMs, `Rate limit exceeded: ${limit} requests per minute. Try again after ${resetTime(window, windowMs)}.`);
+        refuse(reply, window, `Rate limit exceeded: ${limit} requests per minute. Try again after ${resetTime(window, windowMs)}.`);
       }
     },
   };
@@ -58,7 +58,6 @@ export async function chargeAsMany(reply: FastifyReply, requests: number, what: 
     refuse(
       reply,
       window,
-      windowMs,
       `Rate limit exceeded: ${what} counts as ${requests} requests, and ${left} of the ${limit} requests per minute were left; none of it ran. Send fewer at once, or try again after ${resetTime(window, windowMs)}.`,
     );
   }
@@ -75,7 +74,7 @@ function resetTime(window: RequestWindow, windowMs: number): string {
   return new Date(Math.ceil((window.start + windowMs) / 1000) * 1000).toISOString();
 }
 
-function refuse(reply: FastifyReply, window: RequestWindow, windowMs: number, message: string): never {
-  reply.header("Retry-After", Math.max(1, Math.ceil((window.start + windowMs) / 1000) - Math.floor(Date.now() / 1000)));
+function refuse(reply: FastifyReply, window: RequestWindow, message: string): never {
+  reply.header("Retry-After", Math.max(1, Math.ceil(window.resetsInMs / 1000)));
   throw new LdsError("rate_limit_exceeded", message);
 }

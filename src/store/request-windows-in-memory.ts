@@ -20,9 +20,9 @@ export function requestWindowsInMemory(now: () => number = Date.now): RequestWin
         window = { start: at, count: 0, windowMs };
         windows.set(key, window);
       }
-      if (ceiling !== undefined && window.count + amount > ceiling) return { start: window.start, count: window.count, charged: false };
+      if (ceiling !== undefined && window.count + amount > ceiling) return { start: window.start, count: window.count, charged: false, resetsInMs: window.start + windowMs - at };
       window.count += amount;
-      return { start: window.start, count: window.count, charged: true };
+      return { start: window.start, count: window.count, charged: true, resetsInMs: window.start + windowMs - at };
     },
   };
 }

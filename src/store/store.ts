@@ -245,8 +245,8 @@ export interface OAuthStore {
    * meanwhile, and what it answers is saved before the grant is let go. It answers "current" when the tokens it is
    * given need nothing (another caller refreshed them while this one waited). The one operation that holds its
    * transaction across a caller's await (the provider's answer, bounded by its request timeout): the alternative, a
-   * claim with an expiry, would let a slow provider's refresh run twice. Answers the tokens afterwards; undefined
-   * when the grant is gone.
+   * claim with an expiry, would let a slow provider's refresh run twice. `refresh` must not use the store: it may
+   * hold the engine's only free connection. Answers the tokens afterwards; undefined when the grant is gone.
    */
   refreshTokens(grantId: number, refresh: (current: GrantTokens) => Promise<TokenRefresh>): Promise<GrantTokens | undefined>;
   markRevoked(grantId: number, problem: string): Promise<void>;
@@ -313,6 +313,8 @@ export interface RequestWindow {
   count: number;
   /** False when a charge with a ceiling was refused: nothing was counted. */
   charged: boolean;
+  /** What is left of the window, by the same clock as `start` (a replica's own clock may differ from it). */
+  resetsInMs: number;
 }
 
 /**

@@ -31,7 +31,9 @@ export function endpointOfPool(pool: pg.Pool): { host: string; port: number } {
  */
 export async function openCopyConnection(pool: pg.Pool): Promise<CopyConnection> {
   const endpoint = endpointOfPool(pool);
-  const client = new pg.Client({ ...(pool.options as pg.ClientConfig), query_timeout: 0, statement_timeout: 0, keepAlive: true });
+  // Keep-alive probes start after 10 s of silence (the system's default waits two hours): a server that vanished
+  // without closing the connection (a partition, a host gone) fails the copy in about a minute, not hours later.
+  const client = new pg.Client({ ...(pool.options as pg.ClientConfig), query_timeout: 0, statement_timeout: 0, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
   // A server that goes away emits here; the copy in progress fails with it (database_unreachable).
   client.on("error", () => {});
   try {
@@ -44,6 +46,8 @@ export async function openCopyConnection(pool: pg.Pool): Promise<CopyConnection>
   try {
     // Whatever the database or role sets by default: a copy is never cut short by a statement timeout.
     await sql.run("SET statement_timeout = 0");
+    // Nor ended while the other side works between statements (a managed database's idle-in-transaction limit).
+    await sql.run("SET idle_in_transaction_session_timeout = 0");
   } catch (err) {
     await client.end().catch(() => {});
     throw err;

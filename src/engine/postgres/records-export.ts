@@ -25,8 +25,9 @@ export interface ExportedRecords {
  */
 export async function exportRecords(pool: pg.Pool, target: string): Promise<ExportedRecords> {
   const connection = await openCopyConnection(pool);
+  let writer: RecordsFileWriter | undefined;
   try {
-    return await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async () => {
+    const exported = await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async () => {
       const { sql, endpoint } = connection;
       // bytea as hex (`\x…`), whatever the server's default: the form the parser reads.
       await sql.run("SET LOCAL bytea_output = 'hex'");
@@ -42,21 +43,23 @@ export async function exportRecords(pool: pg.Pool, target: string): Promise<Expo
           hint: "Back it up with the LDS release that serves it (or a newer one); nothing was written.",
         });
       }
-      const writer = createRecordsFile(target, version);
-      try {
-        checkNothingLeftOut(tables, writer.tables, where);
-        const rows: Record<string, number> = {};
-        for (const table of writer.tables) {
-          const columns = matchingColumns(table, tables.get(table.name), (why) => differs(where, version, why));
-          rows[table.name] = await copyTable(connection, schema, table, columns, writer);
-        }
-        writer.finish();
-        return { version, rows };
-      } catch (err) {
-        writer.abort();
-        throw err;
+      const file = (writer = createRecordsFile(target, version));
+      checkNothingLeftOut(tables, file.tables, where);
+      const rows: Record<string, number> = {};
+      for (const table of file.tables) {
+        const columns = matchingColumns(table, tables.get(table.name), (why) => differs(where, version, why));
+        rows[table.name] = await copyTable(connection, schema, table, columns, file);
       }
+      return { version, rows };
     });
+    // The snapshot is let go before the file is finished (its full-text rebuild takes seconds): the database is not
+    // held idle in a transaction meanwhile, and a failure of either leaves no file (abort below).
+    await connection.close();
+    writer!.finish();
+    return exported;
+  } catch (err) {
+    writer?.abort();
+    throw err;
   } finally {
     await connection.close();
   }

@@ -57,12 +57,18 @@ export async function importRecords(sourceSqliteFile: string, pool: pg.Pool, opt
 
 async function importInto(connection: CopyConnection, schema: string, reader: RecordsFileReader, file: string): Promise<ImportedRecords> {
   const { sql, endpoint } = connection;
-  if (await sql.row("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])) {
-    throw new LdsError("validation_error", `The schema ${schema} already exists at ${endpoint.host}:${endpoint.port}: another restore made it this second. Nothing was changed.`, {
+  const taken = () =>
+    new LdsError("validation_error", `The schema ${schema} already exists at ${endpoint.host}:${endpoint.port}: another restore made it this second. Nothing was changed.`, {
       hint: "Run the restore again in a moment.",
     });
+  if (await sql.row("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])) throw taken();
+  try {
+    await sql.run(`CREATE SCHEMA ${ident(schema)}`);
+  } catch (err) {
+    // Two restores in one second both pass the check above; the second's CREATE then fails (42P06, duplicate_schema).
+    if ((err as { code?: string }).code === "42P06") throw taken();
+    throw err;
   }
-  await sql.run(`CREATE SCHEMA ${ident(schema)}`);
   // The schema's DDL names its tables unqualified: within this transaction they are created in (and found in) the new schema.
   await sql.run(`SET LOCAL search_path TO ${ident(schema)}`);
   await applyMigrations(sql, 0, reader.version);

@@ -33,11 +33,20 @@ export function createRecordsFile(file: string, version: number): RecordsFileWri
       hint: "Use the LDS release that wrote the database (or a newer one); nothing was written.",
     });
   }
-  if (fs.existsSync(file)) throw new LdsError("validation_error", `${file} already exists: a copy of the records is written to a new file only.`, { hint: "Choose a path that does not exist yet." });
   let db: Database.Database;
+  try {
+    // Made empty with mode 0600 first (and only if absent): the rows it receives (sealed secrets, digests of keys and
+    // sessions) are never readable by other local users, not even while it is filled.
+    fs.writeFileSync(file, "", { mode: 0o600, flag: "wx" });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST")
+      throw new LdsError("validation_error", `${file} already exists: a copy of the records is written to a new file only.`, { hint: "Choose a path that does not exist yet." });
+    throw fromSystemError(err, file);
+  }
   try {
     db = new Database(file);
   } catch (err) {
+    fs.rmSync(file, { force: true });
     throw fromSystemError(err, file);
   }
   const remove = () => {

@@ -7,6 +7,7 @@ export const SCHEMA_14_REQUEST_WINDOWS = `
   CREATE UNLOGGED TABLE request_windows (
     key text PRIMARY KEY,
     started_ms bigint NOT NULL,
+    window_ms bigint NOT NULL,
     count integer NOT NULL
   );
 `;

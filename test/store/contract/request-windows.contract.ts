@@ -14,8 +14,12 @@ export function describeRequestWindows(open: OpenStore): void {
       const first = await t.store.requestWindows.charge(a, 60_000, 1);
       expect(first).toMatchObject({ count: 1, charged: true });
       expect(Math.abs(first.start - Date.now())).toBeLessThan(60_000);
-      expect(await t.store.requestWindows.charge(a, 60_000, 1)).toEqual({ start: first.start, count: 2, charged: true });
-      expect(await t.store.requestWindows.charge(a, 60_000, 3)).toEqual({ start: first.start, count: 5, charged: true });
+      expect(first.resetsInMs).toBeGreaterThan(50_000);
+      expect(first.resetsInMs).toBeLessThanOrEqual(60_000);
+      expect(await t.store.requestWindows.charge(a, 60_000, 1)).toMatchObject({ start: first.start, count: 2, charged: true });
+      const third = await t.store.requestWindows.charge(a, 60_000, 3);
+      expect(third).toMatchObject({ start: first.start, count: 5, charged: true });
+      expect(third.resetsInMs).toBeLessThanOrEqual(first.resetsInMs);
       expect(await t.store.requestWindows.charge(b, 60_000, 1)).toMatchObject({ count: 1, charged: true });
     });
 
@@ -39,7 +43,9 @@ export function describeRequestWindows(open: OpenStore): void {
       expect(await t.store.requestWindows.charge(a, 60_000, 3, 10)).toMatchObject({ count: 10, charged: true });
       expect(await t.store.requestWindows.charge(a, 60_000, 1, 10)).toMatchObject({ count: 10, charged: false });
       // A first charge larger than the ceiling counts nothing either.
-      expect(await t.store.requestWindows.charge(key(), 60_000, 11, 10)).toMatchObject({ count: 0, charged: false });
+      const refused = await t.store.requestWindows.charge(key(), 60_000, 11, 10);
+      expect(refused).toMatchObject({ count: 0, charged: false });
+      expect(refused.resetsInMs).toBeGreaterThan(50_000);
     });
 
     it("charges made at once are each counted once", async () => {

@@ -82,3 +82,21 @@ it("two replicas counting one key's requests at once count each request once, in
   expect(charges.map((w) => w.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
   expect(new Set(charges.map((w) => w.start)).size).toBe(1);
 });
+
+it("a replica deletes the request windows that ended (keys seen once do not pile up), and keeps those that run", async () => {
+  database = await server.newDatabase();
+  const key = randomBytes(32);
+  replica = await openPostgresStore({ settings: { url: database.url } }, key);
+  await replica.store.requestWindows.charge("logins:made-up-1", 1, 1);
+  await replica.store.requestWindows.charge("logins:made-up-2", 1, 1);
+  await replica.store.requestWindows.charge("requests:lds_live", 60_000, 1);
+  other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  const keys = async () => (await other!.query<{ key: string }>("SELECT key FROM request_windows ORDER BY key")).rows.map((r) => r.key);
+  expect(await keys()).toEqual(["logins:made-up-1", "logins:made-up-2", "requests:lds_live"]);
+  // A replica started later prunes at its first charge (then at most once a minute): the 1 ms windows have ended.
+  await expect.poll(() => Date.now()).toBeGreaterThan(Date.now() + 5);
+  second = await openPostgresStore({ settings: { url: database.url } }, key);
+  await second.store.requestWindows.charge("requests:lds_other", 60_000, 1);
+  expect(await keys()).toEqual(["requests:lds_live", "requests:lds_other"]);
+});

@@ -34,7 +34,7 @@ async function columnsOf(url: string): Promise<Record<string, string[]>> {
 }
 
 /** Tables only PostgreSQL has: the snippets' vectors (schema 14), which lds.db keeps in vectors.db. */
-const POSTGRES_ONLY: Record<string, string[]> = { snippet_vectors: ["snippet_id", "vector"], request_windows: ["key", "started_ms", "count"] };
+const POSTGRES_ONLY: Record<string, string[]> = { snippet_vectors: ["snippet_id", "vector"], request_windows: ["key", "started_ms", "window_ms", "count"] };
 
 it("has lds.db's tables at schema 14 with the same columns in the same order, without the full-text tables, and the vectors", async () => {
   const root = tempDir("lds-pg-schema-");
