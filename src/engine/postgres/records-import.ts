@@ -75,7 +75,7 @@ async function importInto(connection: CopyConnection, schema: string, reader: Re
   const tables = await tablesOf(sql, schema);
   const refuse = (why: string) =>
     new LdsError("archive_corrupt", `${file} does not have the tables of LDS schema ${reader.version}: ${why}. Nothing was changed.`, {
-      hint: "Restore from another archive, or check the file with `lds verify`.",
+      hint: "Restore from another archive, or verify this one first (it names what is damaged).",
     });
   const columns = new Map(reader.tables.map((t) => [t.name, matchingColumns(t, tables.get(t.name), refuse)]));
   const unfilled = [...tables.keys()].filter((name) => !columns.has(name) && !ENGINE_OWN_TABLES.has(name) && !POSTGRES_ONLY_TABLES.has(name));
@@ -140,6 +140,6 @@ function describeCopyFailure(err: unknown, table: RecordsTable, endpoint: { host
   if (translated !== err || err instanceof LdsError || !(err as { code?: string }).code) return translated;
   return new LdsError("archive_corrupt", `A row of ${table.name} cannot be copied into PostgreSQL: ${(err as Error).message}. Nothing was changed.`, {
     cause: err,
-    hint: "Restore from another archive, or check the file with `lds verify`.",
+    hint: "Restore from another archive, or verify this one first (it names what is damaged).",
   });
 }

@@ -48,7 +48,7 @@ export async function swapInRestoredSchema(pool: pg.Pool, restoredSchema: string
       `Replicas are serving this database (${endpoint.host}:${endpoint.port})${holders.length > 0 ? `: ${holders.join(", ")}` : ""}; the restored schema ${restoredSchema} was not put in place and nothing was changed.`,
       {
         cause: translateError(err, endpoint),
-        hint: "Stop every `lds serve` on this database, then run the restore's swap again (the restored schema is kept).",
+        hint: "Stop every server (replica) that serves this database, then run the restore's swap again (the restored schema is kept).",
       },
     );
   }

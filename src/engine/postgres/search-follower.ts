@@ -207,6 +207,6 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
 function ensureTimedOut(libraryId: string, version: string, ms: number): LdsError {
   const name = version ? `${libraryId} (version ${version})` : libraryId;
   return new LdsError("timeout", `This replica's search files do not have the current snippets of ${name} yet, and fetching them took longer than ${ms} ms.`, {
-    hint: "Try again in a moment: the fetch goes on. If it keeps happening, check this replica's /api/health (search lag) and its connection to PostgreSQL.",
+    hint: "Try again in a moment: the fetch goes on. If it keeps happening, check this replica's health report (its search lag) and its connection to PostgreSQL.",
   });
 }
