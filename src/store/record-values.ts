@@ -43,7 +43,7 @@ export const ABANDONED_JOB_REASON = `job_abandoned: the job's runner stopped ren
 export function leaseLost(jobId: number): LdsError {
   return new LdsError("lease_lost", `Job ${jobId} was taken over by another runner (this runner's lease on it expired); this runner stopped without changing what is served.`, {
     hint: "Nothing to do: the runner holding the job now finishes it. If this repeats, raise LDS_JOB_LEASE_MS or look for replicas that stall.",
-    });
+  });
 }
 
 /**
