@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseSettingsFromEnv } from "../../src/config/database-settings.js";
 import { LdsError } from "../../src/errors.js";
 import { keyFingerprint } from "../../src/secrets/key-file.js";
-import { openRecords } from "../../src/volume/open-volume.js";
+import { openRecords, openVolume } from "../../src/volume/open-volume.js";
 import { startPostgres, type PostgresTestServer } from "../helpers/postgres-server.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -53,6 +53,29 @@ describe("opening the records in PostgreSQL with the shared key", () => {
       } finally {
         await database.drop();
       }
+    }
+  });
+
+  it("opens the search files only for the server: records alone start no follower; the volume's index is the replica's, which waits for a live batch", async () => {
+    const database = await server.newDatabase();
+    try {
+      const replica = replicaOf(database.url, randomBytes(32));
+      const records = await openRecords(replica.root, replica.settings);
+      await records.close();
+      // A command beside a serving replica must not write the replica's search files.
+      expect(fs.existsSync(path.join(replica.root, "search"))).toBe(false);
+      const volume = await openVolume(replica.root, undefined, { engine: replica.settings, command: "lds serve" });
+      try {
+        expect(fs.existsSync(path.join(replica.root, "search", "lds.db"))).toBe(true);
+        expect(volume.searchLag?.()).toMatchObject({ batches: 0, oldestMs: null, caughtUp: true });
+        expect(typeof volume.index.ready).toBe("function");
+        // A batch that is not live (nothing was published) answers at once: there is nothing to fetch.
+        await volume.index.ready!({ libraryId: "/acme/none", version: "", batch: 1 });
+      } finally {
+        await volume.close();
+      }
+    } finally {
+      await database.drop();
     }
   });
 
