@@ -86,6 +86,8 @@ const TABLE = {
   schema_too_new: { status: 500, exit: EXIT.incompatible, summary: "database was written by a newer LDS" },
   // Exit 8 as the other endpoints that cannot be reached (destinations, git hosts): the network or the server is down.
   database_unreachable: { status: 503, exit: EXIT.destination, summary: "the PostgreSQL server cannot be reached" },
+  // /api/ready of a replica whose search files have not caught up with the database yet: the balancer waits.
+  not_ready: { status: 503, exit: EXIT.busy, summary: "the replica is still catching up with the database" },
   key_missing: { status: 500, exit: EXIT.secrets, summary: "secret.key is missing while sealed secrets exist" },
   key_insecure: { status: 500, exit: EXIT.secrets, summary: "secret.key has unsafe permissions or size" },
   secret_tampered: { status: 500, exit: EXIT.secrets, summary: "a sealed secret failed authentication" },

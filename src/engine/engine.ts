@@ -23,6 +23,12 @@ export interface Engine {
   notYet(work: EngineWork, command: string): LdsError | undefined;
   /** The newest schema this engine's migrations reach: an archive of a newer one cannot be restored here. */
   readonly latestSchemaVersion: number;
+  /**
+   * Several servers (replicas) share the records (PostgreSQL): none is their sole writer, so a server runs jobs under
+   * leases, retires only abandoned batches, and writes an ingestion inline (no writer thread: each replica's search
+   * files are filled from the records, not by the writer). False for SQLite: one server per volume, under its lock.
+   */
+  readonly sharedByReplicas: boolean;
 
   /**
    * The names of the volume's database files ("lds.db", "vectors.db"): an archive carries them under these names, in
@@ -118,13 +124,34 @@ export interface OpenOptions {
   embedder: Embedder;
   /** Read through a memory map (the server): see engine/sqlite/open-store.ts. */
   mappedReads?: boolean;
+  /**
+   * Open the search index too (the default). Commands that need only the records say false: an engine whose index
+   * is a replica's files followed from the records (PostgreSQL) then starts no follower beside a serving replica.
+   */
+  search?: boolean;
+  /** A failure of the engine's work in the background (following the records into the search files): logged by the server. */
+  onBackgroundError?: (err: Error) => void;
+}
+
+/** How far a replica's search files are behind the records (engines whose index follows them): for /api/health and /api/ready. */
+export interface SearchLag {
+  /** Live batches seen missing here and not held yet. */
+  batches: number;
+  /** Since the oldest of them was first seen missing; null when none is. */
+  oldestMs: number | null;
+  /** Whether the replica hears the records' notices now (else it polls). */
+  listening: boolean;
+  /** False until the first catch-up ended. */
+  caughtUp: boolean;
 }
 
 /** What an engine opened: the records, the search index, the key, and the engine's upkeep. */
 export interface OpenedDatabases {
   store: Store;
-  /** Absent when the engine has no search index yet (`notYet("search")`): only the records can be used. */
+  /** Absent when only the records were asked for (`OpenOptions.search` false) and the engine then opens no index. */
   index?: SearchIndex;
+  /** An index that follows the records (PostgreSQL's replicas): how far behind it is. Absent: never behind. */
+  searchLag?(): SearchLag;
   key: Buffer;
   /** For the server: the databases' upkeep (SQLite: WAL checkpoints) on a thread of its own. */
   checkpointInThread(onFailure: (err: Error) => void): Checkpointer;

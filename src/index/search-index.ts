@@ -102,6 +102,13 @@ export interface SearchIndex {
   /** Forget a removed library: its snippets' ids as `store.libraries.remove` answered them. */
   removeLibrary(libraryId: string, snippetIds: number[]): Promise<void>;
 
+  /**
+   * Before a request ranks `batch`, the live batch the records just named: wait until the index holds it. For an
+   * index that follows the records (a PostgreSQL replica's files, which may not have fetched a batch published a
+   * moment ago by another replica), so that a request never ranks an older batch nor finds nothing. Absent where
+   * the index is written with the records (SQLite): it holds every live batch already.
+   */
+  ready?(batch: IndexBatch): Promise<void>;
   /** A library version's live batch's snippets matching any of `terms`, best first (BM25 or the engine's own). */
   rank(batch: IndexBatch, terms: string[], depth: number): Promise<ScoredSnippet[]>;
   /** The `k` snippets nearest `vector` among these batches (one batch per library version searched). */

@@ -83,8 +83,8 @@ const LAST_RESULT = "backup.last_result";
 const LAST_SKIPPED = "backup.last_skipped";
 
 /** The server's backups: the same `backup` use case and backup.lock as `lds backup`, so cron and server never overlap. */
-export async function createBackupRunner(options: { dataDir: string; store: Store; logger: Logger }): Promise<BackupRunner> {
-  const { dataDir, store, logger } = options;
+export async function createBackupRunner(options: { dataDir: string; store: Store; logger: Logger; refused?: LdsError }): Promise<BackupRunner> {
+  const { dataDir, store, logger, refused } = options;
   let running: { controller: AbortController; promise: Promise<void>; progress: NonNullable<BackupStatus["progress"]> } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
@@ -97,6 +97,8 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   };
 
   function start(trigger: Trigger): { startedAt: string } {
+    // An engine that cannot back up its volume yet (PostgreSQL): nothing is scheduled, and asking answers why.
+    if (refused) throw refused;
     if (running) {
       throw new LdsError("backup_running", `A backup started by ${running.progress.trigger} at ${running.progress.startedAt} is still running.`, {
         hint: `Wait for it to finish; ${action("backup.status")} shows its progress.`,
@@ -176,6 +178,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   }
 
   async function reschedule(): Promise<void> {
+    if (refused) return;
     const config = await loadBackupConfig(store);
     cron?.stop();
     cron = null;
@@ -187,6 +190,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   }
 
   function startDrill(): void {
+    if (refused) throw refused;
     if (running)
       throw new LdsError("backup_running", "A backup is running: ask for the drill once it has finished (with drill.schedule after-backup, the backup drills its own archive).", {
         hint: `Wait for it to finish (${action("backup.status")}), then ask for the drill again.`,

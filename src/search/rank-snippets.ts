@@ -37,7 +37,12 @@ export async function rankSnippets(volume: OpenVolume, ref: LibraryRef, query: s
  * from BM25 then rather than failing or waiting.
  */
 export async function rankSnippetsWithFallback(volume: OpenVolume, ref: LibraryRef, query: string, method: RankingMethod = "fused", depth = DEPTH): Promise<{ ids: number[]; fallback?: string }> {
-  const live = async (): Promise<IndexBatch> => ({ libraryId: ref.libraryId, version: ref.version, batch: await volume.store.snippets.liveBatch(ref.libraryId, ref.version) });
+  const live = async (): Promise<IndexBatch> => {
+    const batch: IndexBatch = { libraryId: ref.libraryId, version: ref.version, batch: await volume.store.snippets.liveBatch(ref.libraryId, ref.version) };
+    // An index that follows the records (a PostgreSQL replica's) fetches a batch published elsewhere first.
+    if (volume.index.ready) await volume.index.ready(batch);
+    return batch;
+  };
   const bm25Ids = async () => (await bm25Ranking(volume, await live(), query, depth)).map((hit) => hit.id);
   if (method === "bm25") return { ids: await bm25Ids() };
   if (volume.index.stale) return { ids: await bm25Ids(), fallback: "the vector index is being rebuilt for a new embedding provider; ranked by BM25 alone" };

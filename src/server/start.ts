@@ -56,9 +56,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const settings = options.settings ?? serverSettingsFromEnv(process.env);
   const logger = options.logger ?? createLogger(settings.logLevel);
   const volume = dataVolume(options.dataDir, settings.database);
-  // Before taking anything: an engine without the search index (PostgreSQL, so far) cannot serve.
-  requireEngineWork(chooseEngine(volume), "search", "lds serve");
+  // Before taking anything: an engine that cannot serve (has no search index) is refused here.
+  const engine = chooseEngine(volume);
+  requireEngineWork(engine, "search", "lds serve");
   ensureDirectory(volume.root);
+  // server.lock guards this data directory (on PostgreSQL: the replica's own search files), never the records of
+  // other replicas, which share them from other directories and hosts.
   const lock = await takeVolume(volume, settings.restartWaitMs);
   runHeavyWorkOffThread(true);
   allowCollectionPauses(false);
@@ -66,11 +69,18 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   resources.defer(() => lock.release());
   try {
     const restored = await finishRestores(volume, lock, logger);
-    const opened = await openVolume(volume.root, embedderFor(settings.embeddings), { mappedReads: true, engine: volume.engine, command: "lds serve" });
+    const opened = await openVolume(volume.root, embedderFor(settings.embeddings), {
+      mappedReads: true,
+      engine: volume.engine,
+      command: "lds serve",
+      onBackgroundError: (err) => logger.warn({ err: err.message }, "search: following the database's snippet batches failed; the next notice or poll tries again"),
+    });
     resources.defer(() => opened.close());
     // Snippet batches left unfinished by a process that is gone (a crash, or an archive taken mid-ingestion) are
-    // finished by nobody: retired, to be deleted, unless a command that may be writing one is still running.
-    if (liveVolumeUsers(volume).length === 0) await opened.store.snippets.retireUnfinishedAsSoleWriter();
+    // finished by nobody: retired, to be deleted, unless a command that may be writing one is still running. With
+    // replicas, only those whose job's lease has passed: the others are being written by a live replica.
+    if (engine.sharedByReplicas) await opened.store.snippets.retireAbandonedBatches();
+    else if (liveVolumeUsers(volume).length === 0) await opened.store.snippets.retireUnfinishedAsSoleWriter();
     // From here commands may open the volume beside the server.
     lock.setPurpose("server");
     // A local embedder rebuilds a stale index in seconds, before serving; a remote provider's rebuild runs while
@@ -93,13 +103,17 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       const background = rebuildInBackground(opened, logger);
       resources.defer(() => background.close());
     }
-    const writer = (opened.snippetWriter = startSnippetWriterThread(volume, opened, (err) =>
-      logger.warn(
-        { err: err.message },
-        "Ingestion writes run on the event loop again (the snippet writer thread stopped); requests may wait on the disk while a library is refreshed. Restart the server to move them back to their thread.",
-      ),
-    ));
-    resources.defer(() => writer.close());
+    // With replicas an ingestion writes inline (volume/snippet-writer.ts): the rows and their vectors go to the
+    // shared records in one transaction, and each replica's search files follow them (no local disk write to wait on).
+    if (!engine.sharedByReplicas) {
+      const writer = (opened.snippetWriter = startSnippetWriterThread(volume, opened, (err) =>
+        logger.warn(
+          { err: err.message },
+          "Ingestion writes run on the event loop again (the snippet writer thread stopped); requests may wait on the disk while a library is refreshed. Restart the server to move them back to their thread.",
+        ),
+      ));
+      resources.defer(() => writer.close());
+    }
     if (restored) await recordRestoreOutcome(opened.store, restored);
     await bootstrapAdmin(opened, settings.firstAdmin, logger);
     // Snippet batches replaced or left unfinished before a stop are deleted while the server serves, a chunk at a time.
@@ -109,10 +123,13 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     const usage = createUsageRecorder(opened.store, logger);
     resources.defer(() => usage.close());
     const gitPolicy = settings.git;
-    // The server holds server.lock on its own lds.db: the only process running jobs on it (soleProcess).
-    const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency, leaseMs: settings.jobLeaseMs, soleProcess: true });
+    // SQLite: the server holds server.lock on its own lds.db, the only process running jobs on it (soleProcess).
+    // Replicas claim jobs under leases, and reclaim a dead one's once its lease passes.
+    const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency, leaseMs: settings.jobLeaseMs, soleProcess: !engine.sharedByReplicas });
     resources.defer(() => jobs.close());
-    const runner = await createBackupRunner({ dataDir: volume.root, store: opened.store, logger });
+    const backupsRefused = engine.notYet("snapshot", "backups of the server (scheduled, or asked for in the dashboard)");
+    if (backupsRefused) logger.warn({ hint: backupsRefused.hint }, `Backups are disabled: ${backupsRefused.message}`);
+    const runner = await createBackupRunner({ dataDir: volume.root, store: opened.store, logger, refused: backupsRefused });
     resources.defer(() => runner.close());
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
 import type { DatabaseSettings } from "../config/database-settings.js";
 import { chooseEngine, requireEngineWork } from "../engine/choose-engine.js";
-import type { Checkpointer, Engine, OpenedDatabases } from "../engine/engine.js";
+import type { Checkpointer, Engine, OpenedDatabases, OpenOptions, SearchLag } from "../engine/engine.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { action, setting } from "../hints.js";
 import { exists } from "../util/files.js";
@@ -32,6 +32,8 @@ export interface OpenVolume extends OpenRecords {
   snippetWriter?: SnippetWriter;
   /** For the server: the databases' upkeep (SQLite: WAL checkpoints) in a thread of its own. */
   checkpointInThread(onFailure: (err: Error) => void): Checkpointer;
+  /** An index that follows the records (PostgreSQL's replicas): how far behind it is. Absent: never behind. */
+  searchLag?(): SearchLag;
 }
 
 export interface OpenVolumeOptions {
@@ -41,6 +43,8 @@ export interface OpenVolumeOptions {
   engine?: DatabaseSettings;
   /** The command that opens it, named if its engine cannot (engine_unsupported). @default "this command" */
   command?: string;
+  /** The engine's work in the background failed (a replica following the records): the server logs it. */
+  onBackgroundError?: (err: Error) => void;
 }
 
 /**
@@ -51,7 +55,7 @@ export async function openVolume(root: string, embedder: Embedder = createHashin
   const volume = dataVolume(root, options.engine);
   const engine = chooseEngine(volume);
   requireEngineWork(engine, "search", options.command ?? "this command");
-  const opened = await openDatabases(volume, engine, embedder, options.mappedReads);
+  const opened = await openDatabases(volume, engine, { embedder, mappedReads: options.mappedReads, search: true, onBackgroundError: options.onBackgroundError });
   const index = opened.index;
   if (!index) {
     await opened.close();
@@ -65,6 +69,7 @@ export async function openVolume(root: string, embedder: Embedder = createHashin
     index,
     embedder,
     checkpointInThread: opened.checkpointInThread,
+    ...(opened.searchLag ? { searchLag: opened.searchLag } : {}),
     close: opened.close,
   };
 }
@@ -77,11 +82,11 @@ export async function openRecords(root: string, engine: DatabaseSettings | undef
   const volume = dataVolume(root, engine);
   const chosen = chooseEngine(volume);
   // The embedder matters to SQLite only, which opens its vector index beside the records.
-  const opened = await openDatabases(volume, chosen, embedder);
+  const opened = await openDatabases(volume, chosen, { embedder, search: false });
   return { paths: volume, engine: chosen, store: opened.store, key: opened.key, close: opened.close };
 }
 
-async function openDatabases(volume: DataVolume, engine: Engine, embedder: Embedder, mappedReads?: boolean): Promise<OpenedDatabases> {
+async function openDatabases(volume: DataVolume, engine: Engine, options: OpenOptions): Promise<OpenedDatabases> {
   ensureDirectory(volume.root);
   // Never open (or create) the databases while a restore is half done: their files are being moved (enter-volume.ts).
   if (exists(volume.restoreJournal)) {
@@ -89,7 +94,7 @@ async function openDatabases(volume: DataVolume, engine: Engine, embedder: Embed
       hint: `Start ${action("restore.finish")} or any other command on this data volume: it finishes the restore first.`,
     });
   }
-  return engine.open(volume, { embedder, mappedReads });
+  return engine.open(volume, options);
 }
 
 export function ensureDirectory(dir: string): void {

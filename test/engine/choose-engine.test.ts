@@ -39,6 +39,24 @@ describe("the choice of a volume's engine", () => {
     expect(await import("node:fs").then((fs) => fs.existsSync(root))).toBe(false);
   });
 
+  it("lets only the server use PostgreSQL's search index (its replica's files); backups, restores and key rotation stay refused", () => {
+    const engine = chooseEngine({ engine: { name: "postgres" } });
+    expect(engine.notYet("search", "lds serve")).toBeUndefined();
+    expect(engine.sharedByReplicas).toBe(true);
+    for (const [work, command] of [
+      ["search", "lds search"],
+      ["search", "lds ingest git"],
+      ["snapshot", "lds backup"],
+      ["restore", "lds restore"],
+      ["keyRotation", "lds secrets rotate-key"],
+    ] as const) {
+      expect(engine.notYet(work, command), command).toMatchObject({ code: "engine_unsupported" });
+    }
+    const sqlite = chooseEngine({ engine: { name: "sqlite" } });
+    expect(sqlite.sharedByReplicas).toBe(false);
+    expect(sqlite.notYet("search", "lds search")).toBeUndefined();
+  });
+
   it("refuses to open the search side of a PostgreSQL volume before anything is created or connected", async () => {
     const root = `${tempDir()}/volume`;
     const settings = databaseSettingsFromEnv({ LDS_DATABASE_URL: "postgres://lds:secret@127.0.0.1:1/lds", LDS_SECRET_KEY_FILE: `${root}/key` });

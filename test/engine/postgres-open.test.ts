@@ -5,9 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseSettingsFromEnv } from "../../src/config/database-settings.js";
 import { LdsError } from "../../src/errors.js";
 import { keyFingerprint } from "../../src/secrets/key-file.js";
-import { openRecords } from "../../src/volume/open-volume.js";
+import { openRecords, openVolume } from "../../src/volume/open-volume.js";
 import { startPostgres, type PostgresTestServer } from "../helpers/postgres-server.js";
 import { tempDir } from "../helpers/temp.js";
+import { rankSnippets } from "../../src/search/rank-snippets.js";
+import type { LibraryRef } from "../../src/search/library-ref.js";
+import { newLibrary } from "../store/contract/libraries.contract.js";
+import { embeddedText, embedder, rows } from "./postgres/replica-fixtures.js";
 
 let server: PostgresTestServer;
 beforeAll(async () => {
@@ -53,6 +57,39 @@ describe("opening the records in PostgreSQL with the shared key", () => {
       } finally {
         await database.drop();
       }
+    }
+  });
+
+  it("opens the search files only for the server: records alone start no follower; the volume's index is the replica's, which waits for a live batch", async () => {
+    const database = await server.newDatabase();
+    try {
+      const replica = replicaOf(database.url, randomBytes(32));
+      const records = await openRecords(replica.root, replica.settings);
+      await records.close();
+      // A command beside a serving replica must not write the replica's search files.
+      expect(fs.existsSync(path.join(replica.root, "search"))).toBe(false);
+      const volume = await openVolume(replica.root, undefined, { engine: replica.settings, command: "lds serve" });
+      try {
+        expect(fs.existsSync(path.join(replica.root, "search", "lds.db"))).toBe(true);
+        expect(volume.searchLag?.()).toMatchObject({ batches: 0, oldestMs: null, caughtUp: true });
+        expect(typeof volume.index.ready).toBe("function");
+        // A batch that is not live (nothing was published) answers at once: there is nothing to fetch.
+        await volume.index.ready!({ libraryId: "/acme/none", version: "", batch: 1 });
+        // A batch made live by SQL of its own (no notice; the poll 5 s away): the files do not hold it, yet the
+        // request path ranks it at once, because it waits for the live batch the records name (SearchIndex.ready).
+        await volume.store.libraries.create(newLibrary("/acme/widgets"));
+        const batch = await volume.store.snippets.openBatch("/acme/widgets", "");
+        const snippets = rows("/acme/widgets", 12);
+        await volume.store.snippets.appendToBatch("/acme/widgets", "", batch, snippets, await embedder.embed(snippets.map(embeddedText)));
+        await server.asSuperuser(database.name, (client) => client.query("UPDATE snippet_batches SET state = 'live' WHERE batch = $1", [batch]));
+        const ref: LibraryRef = { libraryId: "/acme/widgets", version: "" };
+        const ids = await rankSnippets(volume, ref, "cache router");
+        expect(ids.length).toBeGreaterThan(0);
+      } finally {
+        await volume.close();
+      }
+    } finally {
+      await database.drop();
     }
   });
 

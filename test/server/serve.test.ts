@@ -21,7 +21,7 @@ async function startServer(dataDir: string) {
 }
 
 describe("lds serve", () => {
-  it("creates the data volume, answers /api/health, refuses a second server and stops cleanly on SIGTERM", async () => {
+  it("creates the data volume, answers /api/health and /api/ready, refuses a second server and stops cleanly on SIGTERM", async () => {
     const dataDir = path.join(tempDir(), "data");
     const { child, url } = await startServer(dataDir);
     try {
@@ -30,6 +30,11 @@ describe("lds serve", () => {
       const body = (await health.json()) as Record<string, unknown>;
       expect(body).toMatchObject({ status: "ok", schemaVersion: LATEST_SCHEMA_VERSION });
       expect(typeof body.version).toBe("string");
+      // SQLite's index is written with the records: never behind, so no search lag, and ready once serving.
+      expect(body).not.toHaveProperty("search");
+      const ready = await fetch(`${url}/api/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: "ready" });
 
       const missing = await fetch(`${url}/api/nope`);
       expect(missing.status).toBe(404);

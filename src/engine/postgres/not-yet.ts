@@ -5,8 +5,8 @@ import type { EngineWork } from "../engine.js";
 /** What each kind of work needs, and what to use instead while the PostgreSQL engine lacks it (issue 34). */
 const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
   search: {
-    needs: "the search index, which each replica will keep from the records (issue 34)",
-    instead: `On PostgreSQL use the commands that need only the records (lds init, teams, users, keys, admin create, libraries list, libraries metrics, libraries move, audit, connections); serve, search, context, ingest and rebuild the index with the records in SQLite (unset ${setting("databaseUrl")}) meanwhile (docs/postgresql.md).`,
+    needs: "the search index, which on PostgreSQL only a serving replica keeps (its files, followed from the records)",
+    instead: `On PostgreSQL search, ask for context and submit repositories through a serving replica's HTTP API (lds serve); the commands that need only the records work (lds init, teams, users, keys, admin create, libraries list, libraries metrics, libraries move, audit, connections) (docs/postgresql.md).`,
   },
   snapshot: {
     needs: "a snapshot of the records into an archive",
@@ -22,8 +22,21 @@ const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
   },
 };
 
-/** PostgreSQL's engine does the records only so far: every other kind of work is refused with this error. */
-export function notYetOnPostgres(work: EngineWork, command: string): LdsError {
+/**
+ * The commands that may use the search index on PostgreSQL: the server alone, which keeps the replica's search files
+ * under its data directory's lock. A command beside it would follow the records into the same files (two writers),
+ * so search, context, ingestion and index rebuilds stay refused on the command line.
+ */
+const SEARCHING_COMMANDS: ReadonlySet<string> = new Set(["lds serve"]);
+
+/** The refusal of `command` on PostgreSQL, or undefined when it can do `work` there. */
+export function notYetOnPostgres(work: EngineWork, command: string): LdsError | undefined {
+  if (work === "search" && SEARCHING_COMMANDS.has(command)) return undefined;
+  return refusalOnPostgres(work, command);
+}
+
+/** What PostgreSQL's engine cannot do yet, refused with this error. */
+export function refusalOnPostgres(work: EngineWork, command: string): LdsError {
   const { needs, instead } = NOT_YET[work];
   return new LdsError("engine_unsupported", `\`${command}\` is not available on PostgreSQL yet: it needs ${needs}.`, { hint: instead });
 }

@@ -5,9 +5,10 @@ import { setting } from "../../hints.js";
 import { keyFingerprint, loadSharedKey } from "../../secrets/key-file.js";
 import { openPostgresStore } from "../../store/postgres/postgres-store.js";
 import { FINGERPRINT_SETTING } from "../../store/postgres/settings.js";
-import type { PoolSettings } from "../../store/postgres/pool.js";
+import { openPool, type PoolSettings } from "../../store/postgres/pool.js";
 import type { Store } from "../../store/store.js";
-import type { OpenedDatabases } from "../engine.js";
+import type { OpenedDatabases, OpenOptions } from "../engine.js";
+import { startSearchReplica, type SearchReplica } from "./search-replica.js";
 
 /** The pool's settings from the volume's parsed database settings. */
 export function poolSettingsOf(settings: PostgresSettings): PoolSettings {
@@ -28,25 +29,46 @@ export function postgresSettingsOf(volume: DataVolume): PostgresSettings {
 /**
  * Open the records in PostgreSQL: read the shared key first (never created: key_missing or key_insecure before any
  * connection), make the pool and migrate (openPostgresStore: database_unreachable within the connect timeout,
- * schema_too_new untouched), then check the key against the fingerprint the database records. No search index yet.
+ * schema_too_new untouched), then check the key against the fingerprint the database records. With `search` (the
+ * server), this replica's search files under the data directory are caught up with the records before this answers,
+ * then followed (engine/postgres/search-replica.ts); their index is the volume's.
  */
-export async function openPostgresDatabases(volume: DataVolume): Promise<OpenedDatabases> {
+export async function openPostgresDatabases(volume: DataVolume, options: OpenOptions): Promise<OpenedDatabases> {
   const settings = postgresSettingsOf(volume);
   const key = loadSharedKey(settings.keyFile);
-  const opened = await openPostgresStore({ settings: poolSettingsOf(settings) }, key);
+  // The pool is made here, not by the store, because the search replica's fetches share it.
+  const pool = openPool(poolSettingsOf(settings));
+  let replica: SearchReplica | undefined;
   try {
+    const opened = await openPostgresStore({ pool, url: settings.url }, key);
     await checkKeyBelongs(opened.store, key, settings);
+    if (options.search !== false) {
+      replica = await startSearchReplica({
+        pool,
+        url: settings.url,
+        dataDir: volume.root,
+        embedder: { id: options.embedder.id, dimensions: options.embedder.dimensions },
+        connectTimeoutMs: settings.connectTimeoutMs,
+        onError: (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))),
+      });
+    }
+    const searching = replica;
+    return {
+      store: opened.store,
+      key,
+      ...(searching ? { index: searching.index, searchLag: () => searching.lag() } : {}),
+      // PostgreSQL does its own upkeep (autovacuum, checkpoints), and the search files are written in small steps by
+      // their follower alone: nothing to run beside the server.
+      checkpointInThread: () => ({ close: async () => {} }),
+      close: async () => {
+        await searching?.close();
+        await pool.end();
+      },
+    };
   } catch (err) {
-    await opened.close();
+    await pool.end();
     throw err;
   }
-  return {
-    store: opened.store,
-    key,
-    // PostgreSQL does its own upkeep (autovacuum, checkpoints): nothing to run beside the server.
-    checkpointInThread: () => ({ close: async () => {} }),
-    close: () => opened.close(),
-  };
 }
 
 /**

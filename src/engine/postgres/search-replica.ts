@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { SearchIndex } from "../../index/search-index.js";
+import type { IndexBatch, SearchIndex } from "../../index/search-index.js";
 import { openSearchMirrorFiles } from "../sqlite/search-mirror-files.js";
 import { followBatches, type FollowerLag, type FollowerOptions } from "./search-follower.js";
 
@@ -11,7 +11,10 @@ import { followBatches, type FollowerLag, type FollowerOptions } from "./search-
  * calls `close` when the volume closes.
  */
 export interface SearchReplica {
-  /** Ranks on the replica's files with the SQLite engine's code; its writes do nothing (the follower fills the files). */
+  /**
+   * Ranks on the replica's files with the SQLite engine's code; its writes do nothing (the follower fills the files);
+   * `ready` is `ensureLive`.
+   */
   readonly index: SearchIndex;
   ensureLive(libraryId: string, version: string, batch: number): Promise<void>;
   lag(): FollowerLag;
@@ -42,5 +45,9 @@ export async function startSearchReplica(options: SearchReplicaOptions): Promise
     await close();
     throw err;
   }
-  return { index: mirror.index, ensureLive: follower.ensureLive, lag: follower.lag, catchUp: follower.catchUp, close };
+  // The volume's index: the files' own, which waits for a live batch before a request ranks it (SearchIndex.ready).
+  const index: SearchIndex = Object.create(mirror.index, {
+    ready: { value: (batch: IndexBatch) => follower.ensureLive(batch.libraryId, batch.version, batch.batch) },
+  }) as SearchIndex;
+  return { index, ensureLive: follower.ensureLive, lag: follower.lag, catchUp: follower.catchUp, close };
 }

@@ -144,6 +144,10 @@ function bindMirror(db: Database.Database, vectors: VectorIndex, files: SearchMi
     removeLibrary: { value: async () => {} },
     beginRebuild: { value: async () => {} },
     completeRebuild: { value: async () => {} },
+    // The ingesting replica warms a batch before and after publishing it, when these files do not hold it yet: an
+    // in-memory part built then would be empty and kept. The follower's batches are searched as stored until then.
+    prepare: { value: async () => {} },
+    probe: { value: async () => [] },
   }) as SearchIndex;
 
   return {

@@ -20,6 +20,7 @@ export const sqliteEngine: Engine = {
   // SQLite does every kind of engine work.
   notYet: () => undefined,
   latestSchemaVersion: LATEST_SCHEMA_VERSION,
+  sharedByReplicas: false,
   fileNames: SQLITE_FILE_NAMES,
   files: sqliteFiles,
   liveFiles: sqliteLiveFiles,
