@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { startPostgres, type PostgresTestServer, type TestDatabase } from "../helpers/postgres-server.js";
-import { bodyOf, eventually, startServer, type TestServer } from "../helpers/server.js";
+import { bodyOf, client, eventually, startServer, type TestServer } from "../helpers/server.js";
 import { tempDir, tempDirForFile } from "../helpers/temp.js";
 
 // Issue 34, "Done when" 1: two `lds serve` replicas, each with its own data directory, on one PostgreSQL database.
@@ -117,5 +117,17 @@ describe("two lds serve replicas on one PostgreSQL database (issue 34)", () => {
     expect((JSON.parse(keys.stdout) as Array<{ email: string }>).map((k) => k.email)).toEqual(["ops@example.com"]);
     // Backups are not built on PostgreSQL yet: each replica said so when it started, and scheduled none.
     for (const replica of [a, b]) expect(replica.output()).toMatch(/Backups are disabled: `backups of the server/);
+    // Both replicas started with LDS_ADMIN_PASSWORD: one made the first admin, both accept it. A restore staged in
+    // the dashboard is refused before anything is taken: it would replace this replica's files, not the records.
+    for (const replica of [a, b]) {
+      const admin = client(replica.url);
+      expect((await admin.login()).status).toBe(200);
+      const staged = await admin.post("/api/restore/stage", { name: "lds-backup-20261127T000000Z.tar", confirm: true });
+      expect(staged.status, staged.text).toBe(501);
+      expect(staged.json).toMatchObject({ error: "engine_unsupported" });
+      const uploaded = await admin.request("POST", "/api/restore/upload", undefined, { "content-type": "application/octet-stream" });
+      expect(uploaded.status, uploaded.text).toBe(501);
+    }
+    expect(fs.existsSync(path.join(dirA, "restore-staged"))).toBe(false);
   }, 180_000);
 });

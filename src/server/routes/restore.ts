@@ -33,6 +33,12 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
   const root = volume.paths.root;
   const uploads = path.join(root, UPLOADS);
   app.addHook("onRequest", requireAdmin(store));
+  // An engine that cannot restore an archive into its records yet (PostgreSQL) takes no upload and stages nothing: a
+  // restart would apply the archive to this replica's own files, not to the records every replica shares.
+  const cannotRestore = volume.engine.notYet("restore", "restores staged from the dashboard");
+  const refuseUnlessRestorable = async () => {
+    if (cannotRestore) throw cannotRestore;
+  };
   // The upload is streamed to disk by the route itself, never buffered in memory.
   app.addContentTypeParser("application/octet-stream", (_request, payload, done) => done(null, payload));
 
@@ -102,7 +108,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     },
   );
 
-  app.post<{ Reply: ArchiveUpload }>("/api/restore/upload", { bodyLimit: Number.MAX_SAFE_INTEGER }, async (request, reply) => {
+  app.post<{ Reply: ArchiveUpload }>("/api/restore/upload", { bodyLimit: Number.MAX_SAFE_INTEGER, onRequest: refuseUnlessRestorable }, async (request, reply) => {
     if (!request.headers["content-type"]?.startsWith("application/octet-stream")) {
       throw new LdsError("validation_error", "Upload the archive as the raw body with Content-Type: application/octet-stream.");
     }
@@ -135,6 +141,7 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
   app.post<{ Body: { name?: string; uploadId?: string; confirm: boolean } & AgeKeysBody; Reply: RestoreStaged }>(
     "/api/restore/stage",
     {
+      onRequest: refuseUnlessRestorable,
       schema: {
         body: {
           type: "object",
