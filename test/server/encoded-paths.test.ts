@@ -21,7 +21,18 @@ interface Route {
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const PUBLIC_API = /^(\/api)?\/(v\d+\/|mcp$)/;
 /** The routes that answer without an admin session: everything else that is not the public API needs one. */
-const OPEN_ROUTES = new Set(["GET /api/health", "POST /api/auth/login", "POST /api/auth/logout", "GET /api/oauth/callback", "GET /", "GET /admin", "GET /admin/", "GET /dashboard", "GET /dashboard/*"]);
+const OPEN_ROUTES = new Set([
+  "GET /api/health",
+  "GET /api/ready",
+  "POST /api/auth/login",
+  "POST /api/auth/logout",
+  "GET /api/oauth/callback",
+  "GET /",
+  "GET /admin",
+  "GET /admin/",
+  "GET /dashboard",
+  "GET /dashboard/*",
+]);
 
 let server: TestServer;
 let dataDir: string;
