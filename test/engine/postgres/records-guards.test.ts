@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { LdsError } from "../../../src/errors.js";
 import { exportRecords } from "../../../src/engine/postgres/records-export.js";
 import { importRecords } from "../../../src/engine/postgres/records-import.js";
@@ -12,7 +12,7 @@ import { createRecordsFile } from "../../../src/engine/sqlite/records-file-write
 import { openPool } from "../../../src/store/postgres/pool.js";
 import { openPostgresStore } from "../../../src/store/postgres/postgres-store.js";
 import { openVolume } from "../../../src/volume/open-volume.js";
-import { startPostgres, type PostgresTestServer, type TestDatabase } from "../../helpers/postgres-server.js";
+import { databasePerTest } from "./database-per-test.js";
 import { freePort } from "../../helpers/s3-server.js";
 import { tempDir } from "../../helpers/temp.js";
 import { newLibrary } from "../../store/contract/libraries.contract.js";
@@ -22,18 +22,7 @@ import { publish, snippet } from "../../store/contract/snippets.contract.js";
 // or at another schema version, rows PostgreSQL cannot take, a database newer than this build or with a table the
 // archive has no place for.
 
-let server: PostgresTestServer;
-let database: TestDatabase | undefined;
-let pool: pg.Pool | undefined;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  await pool?.end();
-  await database?.drop();
-  pool = database = undefined;
-});
-afterAll(async () => server?.stop());
+const postgres = databasePerTest();
 
 /** The LdsError an operation fails with. */
 async function failure(operation: Promise<unknown>): Promise<LdsError> {
@@ -47,11 +36,10 @@ async function failure(operation: Promise<unknown>): Promise<LdsError> {
 
 /** A database serving one team of its own (the live schema), and its pool. */
 async function liveDatabase(): Promise<{ url: string; pool: pg.Pool }> {
-  database = await server.newDatabase();
-  pool = openPool({ url: database.url });
-  const opened = await openPostgresStore({ pool, url: database.url }, Buffer.alloc(32, 1));
+  const { url, pool } = await postgres.fresh();
+  const opened = await openPostgresStore({ pool, url }, Buffer.alloc(32, 1));
   await opened.store.teams.create("live", "free");
-  return { url: database.url, pool };
+  return { url, pool };
 }
 
 /** The state a refusal must leave alone: the live schema's teams and the schemas present. */

@@ -1,37 +1,24 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import type pg from "pg";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { exportRecords } from "../../../src/engine/postgres/records-export.js";
 import { importRecords } from "../../../src/engine/postgres/records-import.js";
 import { swapInRestoredSchema } from "../../../src/engine/postgres/schema-swap.js";
 import { LATEST_SCHEMA_VERSION } from "../../../src/engine/sqlite/migrations.js";
-import { openPool } from "../../../src/store/postgres/pool.js";
 import { openPostgresStore } from "../../../src/store/postgres/postgres-store.js";
 import { openVolume } from "../../../src/volume/open-volume.js";
-import { startPostgres, type PostgresTestServer, type TestDatabase } from "../../helpers/postgres-server.js";
 import { dbOf } from "../../helpers/sqlite-db.js";
 import { tempDir } from "../../helpers/temp.js";
 import { publish, snippet } from "../../store/contract/snippets.contract.js";
+import { databasePerTest } from "./database-per-test.js";
 import { OLD_LIBRARY_ID, readEveryRecord, seedEveryRecord, tablesOfFile } from "./every-record.js";
 
 // A SQLite volume's records go into PostgreSQL (a new schema, swapped in) and back into a new lds.db, as a
 // cross-restore SQLite → PostgreSQL → SQLite does: every read answers alike on the three, every row is kept with its
 // ids, and the full-text index of the file made from PostgreSQL is whole.
 
-let server: PostgresTestServer;
-let database: TestDatabase | undefined;
-let pool: pg.Pool | undefined;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterEach(async () => {
-  await pool?.end();
-  await database?.drop();
-  pool = database = undefined;
-});
-afterAll(async () => server?.stop());
+const postgres = databasePerTest();
 
 const maxOf = (rows: unknown[], column: string) => Math.max(...rows.map((row) => (row as Record<string, number>)[column]!));
 
@@ -48,9 +35,7 @@ it("copies every record of a SQLite volume into PostgreSQL and back into lds.db:
   expect(expected.redirect).toBe(seeded.library);
   expect(expected.secret).toBe("shh\ttab");
 
-  database = await server.newDatabase();
-  pool = openPool({ url: database.url });
-  const url = database.url;
+  const { url, pool } = await postgres.fresh();
   // The database already serves records of its own: they are what the swap sets aside.
   const live = await openPostgresStore({ pool, url }, volume.key);
   await live.store.teams.create("before-restore", "free");
