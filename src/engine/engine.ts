@@ -2,6 +2,8 @@ import type { DataVolume } from "../config/data-volume.js";
 import type { LdsError } from "../errors.js";
 import type { SearchIndex } from "../index/search-index.js";
 import type { Store } from "../store/store.js";
+import type { HeldLock } from "../locks/lock-file.js";
+import type { BackupLockPurpose } from "../locks/volume-locks.js";
 import type { Embedder } from "../vectors/embedder.js";
 
 /**
@@ -54,16 +56,28 @@ export interface Engine {
    */
   connect(volume: DataVolume, key: Buffer, embedder: Embedder): Promise<ConnectedDatabases>;
 
+  /**
+   * One backup of the records at a time, across processes and, for an engine shared by replicas, across replicas:
+   * SQLite's backup.lock file in the data directory; PostgreSQL's session advisory lock on a connection held for the
+   * lock's life (freed by the server if the holder dies). Busy: backup_running naming the holder (volume_locked
+   * while a restore is staged).
+   */
+  lockBackups(volume: DataVolume, purpose: BackupLockPurpose): Promise<HeldLock>;
+
   /** Before a snapshot: the volume is whole (its databases and key exist), else data_dir_invalid. */
   checkWhole(volume: DataVolume): Promise<void>;
   /**
    * The online snapshot's first step, on a thread of its own: copy the vector index to `target` while writers go
    * on, and hash the copy. `onPinned` is called once the copy's state is fixed, before its bytes are copied: the
-   * records are copied after it, so that they are the later of the two.
+   * records are copied after it, so that they are the later of the two. An engine that copies both from one
+   * state of its database (PostgreSQL's exported snapshot) hands that state to `onPinned`, for snapshotRecords.
    */
-  snapshotVectors(volume: DataVolume, target: string, options: { yieldToRequests: boolean; onPinned: () => void }): Promise<CopiedFile>;
-  /** The online snapshot's second step: copy the records and the key; refuse a key that is not the records'. */
-  snapshotRecords(volume: DataVolume, target: { records: string; key: string }): Promise<void>;
+  snapshotVectors(volume: DataVolume, target: string, options: SnapshotVectorsOptions): Promise<CopiedFile>;
+  /**
+   * The online snapshot's second step: copy the records and the key; refuse a key that is not the records'.
+   * `pinned`: what snapshotVectors handed to its `onPinned`, the state to copy the records from.
+   */
+  snapshotRecords(volume: DataVolume, target: { records: string; key: string }, pinned?: string): Promise<void>;
   /** What a manifest says about a copy of the records: schema, libraries, partial ones, canary answers. */
   describeSnapshot(records: string): Promise<SnapshotDescription>;
 
@@ -94,6 +108,23 @@ export interface Engine {
  * the server), `snapshot` (backups), `restore` (restoring an archive into the volume), `keyRotation`.
  */
 export type EngineWork = "search" | "snapshot" | "restore" | "keyRotation";
+
+export interface SnapshotVectorsOptions {
+  yieldToRequests: boolean;
+  /** The copy's state is fixed; `pinned` is the state snapshotRecords is to copy the records from, if the engine has one. */
+  onPinned: (pinned?: string) => void;
+  /**
+   * Settles once the records' copy has taken the pinned state (or failed): an engine that pins a state by holding it
+   * (PostgreSQL's exporting transaction) holds it until then, at most a bounded while. Absent: nothing holds it.
+   */
+  recordsTaken?: Promise<void>;
+  /**
+   * The embedder whose vectors the records hold, for an engine that writes the vector index's copy anew (PostgreSQL:
+   * its vectors are rows): the copy records it, as a vector index does. Absent: recorded as unknown, so that a
+   * volume restored from it rebuilds its vectors rather than trust them.
+   */
+  embedder?: { id: string; dimensions: number };
+}
 
 /** The databases of a volume by what they hold (file paths for a file-based engine). */
 export interface VolumeDatabases {

@@ -9,9 +9,9 @@ import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./sch
 
 /** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
 const DAILY_DRILL = "30 4 * * *";
-import { lockBackup } from "../volume/volume-locks.js";
+import { lockBackup } from "../locks/volume-locks.js";
 import { delaypoint } from "../util/failpoint.js";
-import type { HeldLock } from "../volume/lock-file.js";
+import type { HeldLock } from "../locks/lock-file.js";
 import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";

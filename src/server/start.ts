@@ -18,7 +18,7 @@ import { createUsageRecorder } from "../ops/usage-recorder.js";
 import { rebuildInBackground } from "../ops/background-rebuild.js";
 import { purgeRetiredBatches } from "../indexing/purge-retired.js";
 import { startSnippetWriterThread } from "../volume/snippet-writer-thread.js";
-import { liveVolumeUsers } from "../volume/volume-users.js";
+import { liveVolumeUsers } from "../locks/volume-users.js";
 import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";

@@ -1,3 +1,4 @@
+import { lockBackup } from "../../locks/volume-locks.js";
 import type { Engine } from "../engine.js";
 import { checkArchiveCopies } from "./check-snapshot.js";
 import { copyDatabaseInThread } from "./copy-database-thread.js";
@@ -26,8 +27,10 @@ export const sqliteEngine: Engine = {
   liveFiles: sqliteLiveFiles,
   open: async (volume, options) => openDatabases(volume, options),
   connect: async (volume, key, embedder) => connectDatabases(volume, key, embedder),
+  lockBackups: async (volume, purpose) => lockBackup(volume, purpose),
   checkWhole: async (volume) => checkWhole(volume),
-  snapshotVectors: (volume, target, options) => copyDatabaseInThread(sqliteFiles(volume).vectors, target, { needsVectorExtension: true, ...options }),
+  snapshotVectors: (volume, target, options) =>
+    copyDatabaseInThread(sqliteFiles(volume).vectors, target, { needsVectorExtension: true, yieldToRequests: options.yieldToRequests, onPinned: () => options.onPinned() }),
   snapshotRecords: (volume, target) => copyDatabaseAndKey(volume, target),
   describeSnapshot: async (records) => describeSnapshot(records),
   checkArchiveCopies: async (copies, options) => checkArchiveCopies(copies, options),
