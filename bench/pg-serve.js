@@ -205,6 +205,9 @@ try {
   console.log(`| claims beyond one per job (jobs claimed twice; largest attempts) | ${duplicates} (${claims.claimedTwice}; ${claims.maxAttempts}) | 0 ${ok(duplicates === 0)} |`);
   console.log(`| claims per replica runner | ${claims.owners.map((o) => o.n).join(" / ")} | |`);
   console.log(`| queued → running: p50 / p95 / max (ms) | ${ms(claims.waits, 50)} / ${ms(claims.waits, 95)} / ${claims.waits.at(-1).toFixed(0)} | (report) |`);
+  console.log(
+    `| a runner's job ended → its next claim (${claims.pickUps.length} claims that followed one of its ends): p50 / p95 / max (ms) | ${ms(claims.pickUps, 50)} / ${ms(claims.pickUps, 95)} / ${claims.pickUps.at(-1)?.toFixed(0)} | |`,
+  );
   console.log(`| running → done, each job: p50 / p95 / max (ms) | ${ms(claims.runs, 50)} / ${ms(claims.runs, 95)} / ${claims.runs.at(-1).toFixed(0)} | |`);
   console.log(`| submitted in / all settled in (s) | ${submittedSeconds.toFixed(1)} / ${jobsSeconds.toFixed(1)} | |`);
 

@@ -42,6 +42,16 @@ export async function claimReport(url, jobs, afterId) {
         [afterId],
       )
     ).rows;
+    // A runner claims its next job as soon as one of its jobs ends (while any is queued): the time from that runner's
+    // latest end to each claim is what claiming costs under the other replica's competition, queue depth aside.
+    const pickUps = (
+      await client.query(
+        `SELECT extract(epoch FROM c.at - e.at) * 1000 AS ms FROM bench.claims c
+           CROSS JOIN LATERAL (SELECT max(at) AS at FROM bench.claims WHERE owner = c.owner AND state <> 'running' AND at <= c.at) e
+         WHERE c.state = 'running' AND c.job_id > $1 AND e.at IS NOT NULL`,
+        [afterId],
+      )
+    ).rows;
     const owners = (await client.query("SELECT owner, count(*)::int AS n FROM bench.claims WHERE state = 'running' GROUP BY owner ORDER BY owner")).rows;
     return {
       states,
@@ -53,6 +63,7 @@ export async function claimReport(url, jobs, afterId) {
         .filter((r) => r.wait_ms !== null)
         .map((r) => Number(r.wait_ms))
         .sort((a, b) => a - b),
+      pickUps: pickUps.map((r) => Number(r.ms)).sort((a, b) => a - b),
       runs: perJob
         .filter((r) => r.run_ms !== null)
         .map((r) => Number(r.run_ms))
