@@ -2,6 +2,8 @@ import type { DataVolume } from "../../config/data-volume.js";
 import type { Engine, EngineWork } from "../engine.js";
 import { notYetOnPostgres, refusalOnPostgres } from "./not-yet.js";
 import { openPostgresDatabases } from "./open-postgres.js";
+import { restoreIntoPostgres } from "./restore-records.js";
+import { rotateSharedKey } from "./rotate-shared-key.js";
 import { POSTGRES_SCHEMA_VERSION } from "../../store/postgres/schema.js";
 
 /** Engine work PostgreSQL cannot do yet: refused with engine_unsupported when asked for anyway. */
@@ -11,8 +13,10 @@ const refused = (work: EngineWork, what: string) => (): never => {
 
 /**
  * The PostgreSQL engine (issue 34): `open` gives the store over a shared database, the key every replica shares and,
- * for `lds serve`, the replica's search index (its files followed from the records). It has no file of its own to
- * snapshot, check or restore yet: those kinds of work are refused up front (`notYet`) and, if reached anyway, here.
+ * for `lds serve`, the replica's search index (its files followed from the records). An archive is restored into a
+ * new schema swapped in (restoreIntoRecords) and the shared key rotated (rotateSharedKey), both while no replica
+ * serves. It has no file of its own to snapshot or check yet: that work is refused up front (`notYet`) and, if
+ * reached anyway, here.
  */
 export const postgresEngine: Engine = {
   name: "postgres",
@@ -36,6 +40,9 @@ export const postgresEngine: Engine = {
   checkArchiveCopies: refused("restore", "lds verify"),
   checkSearchIndexCopy: refused("restore", "lds verify"),
   prepareRestored: refused("restore", "lds restore"),
+  // Its records are a schema, not files: a restore imports the archive into a new one and swaps it in.
+  restoreIntoRecords: (volume, copies, partial, options) => restoreIntoPostgres(volume, copies, partial, options),
+  rotateSharedKey: (volume, currentKey) => rotateSharedKey(volume, currentKey),
   fullTextIndexName: "none yet",
   restoredView: refused("restore", "lds verify --restore-test"),
 };
