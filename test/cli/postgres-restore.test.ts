@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEntries } from "../helpers/archives.js";
-import { runCli } from "../helpers/cli.js";
+import { ROOT, runCli } from "../helpers/cli.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { startPostgres, type PostgresTestServer, type TestDatabase } from "../helpers/postgres-server.js";
 import { bodyOf, startServer, type TestServer } from "../helpers/server.js";
@@ -189,4 +189,27 @@ describe("lds-restore ARCHIVE --database-url URL (issue 34)", () => {
     servers.splice(servers.indexOf(server), 1);
     await database.drop();
   }, 180_000);
+
+  it("restores the archive of an older release (0.1.0, schema 2): its copy migrated, the library being indexed queued, its vectors kept", async () => {
+    const database = await postgres.newDatabase();
+    const keyFile = newKeyFile();
+    const fixture = path.join(ROOT, "fixtures/archives/lds-0.1.0-schema2.tar");
+    const result = await runCli("restore", [fixture, "--database-url", database.url, "--yes", "--json"], { LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ migrated: true, requeued: ["/acme/gadgets"], vectors: 3, key: { changed: true } });
+    const rows = await postgres.asSuperuser(database.name, async (c) => ({
+      version: (await c.query("SELECT max(version)::int AS v FROM public.schema_migrations")).rows[0].v,
+      jobs: (await c.query("SELECT library_id, state FROM public.jobs ORDER BY library_id")).rows,
+      vectors: (await c.query("SELECT count(*)::int AS n FROM public.snippet_vectors")).rows[0].n,
+    }));
+    expect(rows.version).toBeGreaterThanOrEqual(14);
+    expect(rows.jobs).toContainEqual({ library_id: "/acme/gadgets", state: "queued" });
+    expect(rows.vectors).toBe(3);
+    // The restored records open with the key file the restore left.
+    const listed = await runCli("lds", ["libraries", "list", "--json"], { LDS_DATABASE_URL: database.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).libraries.map((l: { id: string }) => l.id)).toContain("/acme/gadgets");
+    await database.drop();
+  }, 120_000);
 });
