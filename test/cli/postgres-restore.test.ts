@@ -212,4 +212,36 @@ describe("lds-restore ARCHIVE --database-url URL (issue 34)", () => {
     expect(JSON.parse(listed.stdout).libraries.map((l: { id: string }) => l.id)).toContain("/acme/gadgets");
     await database.drop();
   }, 120_000);
+
+  it("a crash between the swap and the key's rename is finished by the next open; one before the swap leaves the live schema and key as they were", async () => {
+    const fixture = path.join(ROOT, "fixtures/archives/lds-0.1.0-schema2.tar");
+    const database = await postgres.newDatabase();
+    const keyFile = newKeyFile();
+    const oldKey = fs.readFileSync(keyFile);
+    const env = { LDS_DATABASE_URL: database.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() };
+    expect((await runCli("lds", ["teams", "create", "live-team"], env)).exitCode).toBe(0);
+    const teams = async () => (await postgres.asSuperuser(database.name, (c) => c.query("SELECT name FROM public.teams ORDER BY name"))).rows.map((r) => r.name);
+
+    // Killed before the swap: the live schema and the key are the old ones; the staged key is left unused.
+    const early = await runCli("restore", [fixture, "--yes"], { ...env, LDS_FAILPOINT: "pg-restore-before-swap" });
+    expect(early.exitCode, early.stderr).not.toBe(0);
+    expect(await teams()).toContain("live-team");
+    expect((await runCli("lds", ["teams", "list"], env)).exitCode).toBe(0);
+    expect(fs.readFileSync(keyFile).equals(oldKey)).toBe(true);
+    expect(fs.existsSync(`${keyFile}.next`), "a .next file that is not the database's key stays where it is").toBe(true);
+
+    // Killed after the swap committed, before the rename: the archive's key waits as <file>.next; the next command on
+    // this machine puts it in place (its fingerprint is the one the restored records hold) and opens them.
+    const late = await runCli("restore", [fixture, "--yes"], { ...env, LDS_FAILPOINT: "pg-restore-swapped" });
+    expect(late.exitCode, late.stderr).not.toBe(0);
+    expect(await teams()).not.toContain("live-team");
+    expect(fs.readFileSync(keyFile).equals(oldKey)).toBe(true);
+    const archiveKey = fs.readFileSync(`${keyFile}.next`);
+    const listed = await runCli("lds", ["libraries", "list", "--json"], env);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).libraries.map((l: { id: string }) => l.id)).toContain("/acme/gadgets");
+    expect(fs.readFileSync(keyFile).equals(archiveKey)).toBe(true);
+    expect(fs.existsSync(`${keyFile}.next`)).toBe(false);
+    await database.drop();
+  }, 120_000);
 });

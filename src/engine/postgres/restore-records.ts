@@ -6,6 +6,7 @@ import { keyFingerprint, loadSharedKey } from "../../secrets/key-file.js";
 import { openPool, translateError } from "../../store/postgres/pool.js";
 import { POSTGRES_SCHEMA_VERSION } from "../../store/postgres/schema.js";
 import { FINGERPRINT_SETTING } from "../../store/postgres/settings.js";
+import { failpoint } from "../../util/failpoint.js";
 import { exists } from "../../util/files.js";
 import type { ArchiveCopies, RecordsRestore } from "../engine.js";
 import { prepareRestoredDatabases } from "../sqlite/prepare-restored-db.js";
@@ -55,6 +56,7 @@ export async function restoreIntoPostgres(volume: DataVolume, copies: ArchiveCop
     });
     const keptKey = keyChanges && currentKey ? keepKeyAside(settings.keyFile, "pre-restore", now) : undefined;
     if (keyChanges) stageNextKey(settings.keyFile, archiveKey);
+    failpoint("pg-restore-before-swap");
     let previous: string;
     let live: string;
     try {
@@ -69,9 +71,10 @@ export async function restoreIntoPostgres(volume: DataVolume, copies: ArchiveCop
       if (err instanceof LdsError && err.code === "volume_locked") throw servedRefusal(await servingReplicas(pool).catch(() => []), database, NOT_RESTORED);
       throw err;
     }
+    failpoint("pg-restore-swapped");
     if (keyChanges) {
       try {
-        putNextKeyInPlace(settings.keyFile);
+        putNextKeyInPlace(settings.keyFile, archiveKey);
       } catch (err) {
         const cause = fromSystemError(err, settings.keyFile);
         throw new LdsError(cause.code, `The archive was restored into ${database} (the previous schema is ${previous}), but its key could not be put in place: ${cause.message}`, {

@@ -50,7 +50,7 @@ export async function rotateSharedKey(volume: DataVolume, currentKey: Buffer, op
       throw err;
     }
     // Committed: from here a crash is finished by the next open on this machine (the .next file matches the database).
-    putNextKeyInPlace(keyFile);
+    putNextKeyInPlace(keyFile, newKey);
     return { database, keyFile, oldKeyFile, resealed, fingerprint };
   } finally {
     await pool.end();

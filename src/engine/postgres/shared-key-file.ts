@@ -62,13 +62,25 @@ export function stageNextKey(keyFile: string, key: Buffer): void {
   }
 }
 
-/** Step 4: the new key in place. */
-export function putNextKeyInPlace(keyFile: string): void {
+/**
+ * Step 4: the new key in place. Given `key`, a `.next` file already gone is fine when the key file holds it: another
+ * open on this machine finished the step between the commit and this rename (finishKeyReplacement).
+ */
+export function putNextKeyInPlace(keyFile: string, key?: Buffer): void {
   try {
     fs.renameSync(nextKeyFile(keyFile), keyFile);
     fsyncDirectory(path.dirname(keyFile));
   } catch (err) {
+    if (key && (err as NodeJS.ErrnoException).code === "ENOENT" && holds(keyFile, key)) return;
     throw fromSystemError(err, keyFile);
+  }
+}
+
+function holds(keyFile: string, key: Buffer): boolean {
+  try {
+    return fs.readFileSync(keyFile).equals(key);
+  } catch {
+    return false;
   }
 }
 
