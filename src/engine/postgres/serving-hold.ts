@@ -22,13 +22,12 @@ export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => 
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (!closed) retry = setTimeout(() => void takeAgain(), RETRY_MS);
+  };
   const take = async () => {
     const next = new pg.Client({ ...(pool.options as pg.ClientConfig), application_name: name, statement_timeout: 0, query_timeout: 0, keepAlive: true });
     next.on("error", () => {});
-    next.on("end", () => {
-      if (client === next) client = undefined;
-      if (!closed) retry = setTimeout(() => void takeAgain(), RETRY_MS);
-    });
     try {
       await next.connect();
       await next.query("SELECT pg_advisory_lock_shared($1)", [SERVING_LOCK]);
@@ -36,20 +35,35 @@ export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => 
       await next.end().catch(() => {});
       throw translateError(err, endpointOfPool(pool));
     }
+    if (closed) {
+      await next.end().catch(() => {});
+      return;
+    }
     client = next;
+    // The held connection lost (the server restarted or cut it): the lock went with it, taken again on a new one.
+    next.on("end", () => {
+      if (client !== next) return;
+      client = undefined;
+      schedule();
+    });
   };
   const takeAgain = async () => {
     if (closed) return;
-    await take().catch((err: unknown) => {
+    try {
+      await take();
+    } catch (err) {
       onError(err);
-    });
+      schedule();
+    }
   };
   await take();
   return {
     async close() {
       closed = true;
       clearTimeout(retry);
-      await client?.end().catch(() => {});
+      const held = client;
+      client = undefined;
+      await held?.end().catch(() => {});
     },
   };
 }
