@@ -23,6 +23,7 @@ export const HINT_ACTIONS = [
   "backup.status",
   "backup.list",
   "restore.finish",
+  "restore.intoDatabase",
 ] as const;
 
 export type HintAction = (typeof HINT_ACTIONS)[number];

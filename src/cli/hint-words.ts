@@ -38,6 +38,7 @@ const COMMANDS: Record<HintAction, (args: HintArgs) => string> = {
   "backup.status": () => "GET /api/backup/status",
   "backup.list": () => "lds backups list",
   "restore.finish": () => "lds serve",
+  "restore.intoDatabase": () => "lds-restore ARCHIVE --database-url URL (with every replica stopped)",
 };
 
 export const CLI_HINT_WORDS: HintWords = {

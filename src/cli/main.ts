@@ -72,6 +72,10 @@ function commands(cli: Argv, entry: Entry): Argv {
           y
             .positional("archive", { type: "string", demandOption: true, describe: "Archive file, or s3://bucket/prefix/<name>" })
             .option("data-dir", dataDirOption)
+            .option("database-url", {
+              type: "string",
+              describe: "Restore into this PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DATABASE; default: $LDS_DATABASE_URL), every replica stopped",
+            })
             .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
             .option("json", json),
         ),

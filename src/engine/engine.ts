@@ -97,6 +97,19 @@ export interface Engine {
    */
   prepareRestored(copies: VolumeDatabases, partial: string[]): Promise<string[]>;
 
+  /**
+   * Engines whose records are not files of the volume (PostgreSQL): restore an archive's verified copies into the
+   * records in place of the live ones, while no replica serves, and make the key file hold the archive's key. Absent:
+   * a restore replaces the volume's files (liveFiles, prepareRestored).
+   */
+  restoreIntoRecords?(volume: DataVolume, copies: ArchiveCopies, partial: string[], options?: { lockWaitMs?: number }): Promise<RecordsRestore>;
+  /**
+   * Engines whose key every replica shares (PostgreSQL): re-seal every secret with a new key in one transaction while
+   * no replica serves, and replace the key file crash-safely. `currentKey`: the key file's, already checked against
+   * the records (an open). Absent: the volume's own key is rotated in its folder.
+   */
+  rotateSharedKey?(volume: DataVolume, currentKey: Buffer): Promise<SharedKeyRotation>;
+
   /** What the full-text index is called in reports ("FTS5"): a drill's report names the check it ran. */
   readonly fullTextIndexName: string;
   /** The restore drill's view of a volume it restored and opened: what it compares with the manifest. */
@@ -198,6 +211,34 @@ export interface ConnectedDatabases {
 
 export interface Checkpointer {
   close(): Promise<void>;
+}
+
+/** What restoreIntoRecords did. */
+export interface RecordsRestore {
+  /** host:port/database (never the user or password). */
+  database: string;
+  /** The live schema's name (the restored records now have it: normally `public`). */
+  liveSchema: string;
+  /** The live schema before the restore, kept under this name: the way back. */
+  previousSchema: string;
+  /** Libraries being indexed at backup time, queued again. */
+  requeued: string[];
+  /** Snippet vectors copied with the records. */
+  vectors: number;
+  rows: Record<string, number>;
+  /** Whether the key file now holds another key (the archive's), and where the one it held is kept. */
+  key: { changed: boolean; file: string; keptAs: string | null };
+}
+
+/** What rotateSharedKey did. */
+export interface SharedKeyRotation {
+  /** host:port/database. */
+  database: string;
+  keyFile: string;
+  /** Where the previous key is kept (never deleted). */
+  oldKeyFile: string;
+  resealed: number;
+  fingerprint: string;
 }
 
 /** A file an engine copied, with its SHA-256 and size. */

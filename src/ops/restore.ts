@@ -113,7 +113,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
 }
 
 /** Download into the work folder (same filesystem as the data, removed with it); resumes dropped connections. */
-async function downloadArchive(source: { destination: Destination; name: string }, work: string, signal?: AbortSignal): Promise<string> {
+export async function downloadArchive(source: { destination: Destination; name: string }, work: string, signal?: AbortSignal): Promise<string> {
   const file = path.join(work, "download.tar");
   const body = await source.destination.get(source.name, { signal });
   try {
@@ -134,7 +134,7 @@ function syncStaged(work: string): void {
   fsyncDirectory(path.dirname(work));
 }
 
-function refuseIfNewer(manifest: Manifest): void {
+export function refuseIfNewer(manifest: Manifest): void {
   const verdict = compatibility(manifest);
   if (!verdict.restorable) {
     throw new LdsError("archive_too_new", `This archive cannot be restored here: ${verdict.reason}.`, {

@@ -9,7 +9,7 @@ import { setting } from "../hints.js";
 import { keyFingerprint } from "../secrets/key-file.js";
 import { failpoint } from "../util/failpoint.js";
 import { createFileDurably, exists, fsyncDirectory, fsyncFile } from "../util/files.js";
-import { openVolume } from "../volume/open-volume.js";
+import { openRecords, openVolume } from "../volume/open-volume.js";
 import { lockVolumeExclusive, refuseWhileInUse } from "../locks/volume-locks.js";
 
 export interface KeyRotation {
@@ -17,6 +17,8 @@ export interface KeyRotation {
   oldKeyFile: string;
   resealed: number;
   fingerprint: string;
+  /** A key every replica of a database shares (PostgreSQL): which database, and the key file to copy to each. */
+  shared?: { database: string; keyFile: string };
 }
 
 /**
@@ -29,7 +31,16 @@ export interface KeyRotation {
  */
 export async function rotateKey(dataDir: string, engine?: DatabaseSettings): Promise<KeyRotation> {
   const volume = dataVolume(dataDir, engine);
-  requireEngineWork(chooseEngine(volume), "keyRotation", "lds secrets rotate-key");
+  const chosen = chooseEngine(volume);
+  requireEngineWork(chosen, "keyRotation", "lds secrets rotate-key");
+  if (chosen.rotateSharedKey) {
+    // A shared key (PostgreSQL): opening the records finishes an interrupted rotation and checks the key file first.
+    const opened = await openRecords(volume.root, volume.engine);
+    const currentKey = opened.key;
+    await opened.close();
+    const rotated = await chosen.rotateSharedKey(volume, currentKey);
+    return { oldKeyFile: rotated.oldKeyFile, resealed: rotated.resealed, fingerprint: rotated.fingerprint, shared: { database: rotated.database, keyFile: rotated.keyFile } };
+  }
   const records = chooseEngine(volume).files(volume).records;
   if (!exists(records)) {
     throw new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(records)}).`, { hint: `Point ${setting("dataDir")} at the server's data volume.` });

@@ -34,6 +34,7 @@ const REQUESTS: Record<HintAction, (args: HintArgs) => string> = {
   "backup.status": () => "GET /api/backup/status",
   "backup.list": () => "GET /api/backups",
   "restore.finish": () => "starting the server",
+  "restore.intoDatabase": () => "an operator's lds-restore ARCHIVE --database-url URL, with every replica stopped",
 };
 
 export const SERVER_HINT_WORDS: HintWords = {

@@ -39,17 +39,18 @@ describe("the choice of a volume's engine", () => {
     expect(await import("node:fs").then((fs) => fs.existsSync(root))).toBe(false);
   });
 
-  it("lets only the server use PostgreSQL's search index (its replica's files), and only the command line back it up; restores and key rotation stay refused", () => {
+  it("lets only the server use PostgreSQL's search index (its replica's files), and only the command line back it up, restore and rotate the key", () => {
     const engine = chooseEngine({ engine: { name: "postgres" } });
     expect(engine.notYet("search", "lds serve")).toBeUndefined();
     expect(engine.notYet("snapshot", "lds backup")).toBeUndefined();
+    expect(engine.notYet("restore", "lds restore")).toBeUndefined();
+    expect(engine.notYet("keyRotation", "lds secrets rotate-key")).toBeUndefined();
     expect(engine.sharedByReplicas).toBe(true);
     for (const [work, command] of [
       ["search", "lds search"],
       ["search", "lds ingest git"],
-      ["snapshot", "backups of the server (scheduled, or asked for in the dashboard)"],
-      ["restore", "lds restore"],
-      ["keyRotation", "lds secrets rotate-key"],
+      ["restore", "restores staged from the dashboard"],
+      ["keyRotation", "lds serve"],
     ] as const) {
       expect(engine.notYet(work, command), command).toMatchObject({ code: "engine_unsupported" });
     }

@@ -118,15 +118,16 @@ describe("two lds serve replicas on one PostgreSQL database (issue 34)", () => {
     // Backups are not built on PostgreSQL yet: each replica said so when it started, and scheduled none.
     for (const replica of [a, b]) expect(replica.output()).toMatch(/Backups are disabled: `backups of the server/);
     // Both replicas started with LDS_ADMIN_PASSWORD: one made the first admin, both accept it. A restore staged in
-    // the dashboard is refused before anything is taken: it would replace this replica's files, not the records.
+    // the dashboard is refused before anything is taken (409): it would replace this replica's files, not the
+    // records; the answer names the command-line restore into the database, run while no replica serves.
     for (const replica of [a, b]) {
       const admin = client(replica.url);
       expect((await admin.login()).status).toBe(200);
       const staged = await admin.post("/api/restore/stage", { name: "lds-backup-20261127T000000Z.tar", confirm: true });
-      expect(staged.status, staged.text).toBe(501);
-      expect(staged.json).toMatchObject({ error: "engine_unsupported" });
+      expect(staged.status, staged.text).toBe(409);
+      expect(staged.json).toMatchObject({ error: "volume_locked", hint: expect.stringContaining("lds-restore ARCHIVE --database-url URL") });
       const uploaded = await admin.request("POST", "/api/restore/upload", undefined, { "content-type": "application/octet-stream" });
-      expect(uploaded.status, uploaded.text).toBe(501);
+      expect(uploaded.status, uploaded.text).toBe(409);
     }
     expect(fs.existsSync(path.join(dirA, "restore-staged"))).toBe(false);
   }, 180_000);

@@ -2,19 +2,26 @@ import prompts from "prompts";
 import { compatibility } from "../../archive/compatibility.js";
 import type { Manifest } from "../../archive/manifest.js";
 import { resolveDataDir } from "../../config/data-volume.js";
+import { databaseSettingsFromEnv, type DatabaseSettings } from "../../config/database-settings.js";
+import { chooseEngine, requireEngineWork } from "../../engine/choose-engine.js";
 import { LdsError } from "../../errors.js";
 import { describeRecovery } from "../../ops/restore-journal.js";
-import { restore } from "../../ops/restore.js";
+import { restore, type RestoreOptions } from "../../ops/restore.js";
 import { openRemoteArchive } from "../../destinations/registry.js";
 import type { DestinationArgs } from "../destination-args.js";
 import { byteProgress } from "../progress.js";
 import { interruptSignal } from "../signals.js";
 import { summaryLines } from "../summary.js";
 import { keysFromArgs, type AgeArgs } from "../archive-keys.js";
-import { requireCommandWork } from "../database.js";
+import { commandDatabase } from "../database.js";
+import { restoreIntoDatabase } from "./restore-into-database.js";
 
-export async function run(argv: DestinationArgs & AgeArgs & { archive: string; yes: boolean; json: boolean }): Promise<number> {
-  requireCommandWork("restore", "lds restore");
+type RestoreArgs = DestinationArgs & AgeArgs & { archive: string; yes: boolean; json: boolean; databaseUrl?: string };
+
+export async function run(argv: RestoreArgs): Promise<number> {
+  // --database-url chooses PostgreSQL as LDS_DATABASE_URL does, for this command only.
+  const database: DatabaseSettings = argv.databaseUrl ? databaseSettingsFromEnv({ ...process.env, LDS_DATABASE_URL: argv.databaseUrl }) : commandDatabase();
+  requireEngineWork(chooseEngine({ engine: database }), "restore", "lds restore");
   const dataDir = resolveDataDir(argv.dataDir, process.env);
   const keys = keysFromArgs(argv);
   // Refuse up front rather than verify a large archive and then fail for want of a terminal.
@@ -26,7 +33,7 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; y
   const interrupt = interruptSignal();
   const progress = byteProgress("Verifying archive", !argv.json && process.stderr.isTTY === true);
   try {
-    const result = await restore({
+    const options: RestoreOptions = {
       dataDir,
       archive: argv.archive,
       download: await openRemoteArchive(argv.archive, argv, process.env),
@@ -35,9 +42,11 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; y
       onProgress: progress.update,
       confirm: async (manifest) => {
         progress.stop();
-        return argv.yes || (await askToReplace(argv.archive, dataDir, manifest));
+        return argv.yes || (await askToReplace(argv.archive, database.name === "postgres" ? "the database's live schema" : dataDir, manifest));
       },
-    });
+    };
+    if (database.name === "postgres") return await restoreIntoDatabase(options, database, argv.json);
+    const result = await restore(options);
     const recovered = describeRecovery(result.recovery);
     if (argv.json) {
       process.stdout.write(
@@ -58,13 +67,13 @@ export async function run(argv: DestinationArgs & AgeArgs & { archive: string; y
   }
 }
 
-async function askToReplace(archive: string, dataDir: string, manifest: Manifest): Promise<boolean> {
+async function askToReplace(archive: string, target: string, manifest: Manifest): Promise<boolean> {
   process.stderr.write(summaryLines(archive, null, manifest, compatibility(manifest)).join("\n") + "\n");
   const answer = await prompts(
     {
       type: "confirm",
       name: "go",
-      message: `Replace the data in ${dataDir} with this archive? (the current files are kept in pre-restore-<time>/)`,
+      message: `Replace the data in ${target} with this archive? (the current data is kept: nothing is deleted)`,
       initial: false,
       stdout: process.stderr,
     },

@@ -9,6 +9,18 @@ export async function run(argv: { dataDir?: string; json: boolean }): Promise<nu
     process.stdout.write(JSON.stringify(result) + "\n");
     return 0;
   }
+  if (result.shared) {
+    process.stdout.write(
+      [
+        `Rotated the key of ${result.shared.database}: ${result.resealed} stored secret${result.resealed === 1 ? "" : "s"} re-sealed in one transaction; ${result.shared.keyFile} holds the new key.`,
+        `The previous key is kept as ${result.oldKeyFile} (nothing was deleted).`,
+        `Copy ${result.shared.keyFile} to every replica's LDS_SECRET_KEY_FILE before starting it: a replica with the old key is refused at start (key_missing).`,
+        "Archives made before now carry the key they were sealed with: they still restore as they are.",
+        "",
+      ].join("\n"),
+    );
+    return 0;
+  }
   process.stdout.write(
     [
       `Rotated secret.key: ${result.resealed} stored secret${result.resealed === 1 ? "" : "s"} re-sealed in one transaction.`,

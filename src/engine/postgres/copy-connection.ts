@@ -23,6 +23,14 @@ export function endpointOfPool(pool: pg.Pool): { host: string; port: number } {
   return { host: String(options.host ?? "localhost"), port: Number(options.port ?? 5432) };
 }
 
+/** host:port/database of a pool, for reports: never the user or the password. */
+export function databaseOfPool(pool: pg.Pool): string {
+  const { host, port } = endpointOfPool(pool);
+  const url = (pool.options as pg.PoolConfig).connectionString;
+  const name = url && URL.canParse(url) ? decodeURIComponent(new URL(url).pathname.slice(1)) : String((pool.options as pg.PoolConfig).database ?? "");
+  return `${host}:${port}/${name}`;
+}
+
 /**
  * A connection with the pool's settings (server, credentials, parsers) but no time limits: a COPY lasts as long as
  * its table is large, where the pool's statement and read timeouts are meant for a request's queries. (pg's read

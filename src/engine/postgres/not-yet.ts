@@ -1,5 +1,5 @@
 import { LdsError } from "../../errors.js";
-import { setting } from "../../hints.js";
+import { action, setting } from "../../hints.js";
 import type { EngineWork } from "../engine.js";
 
 /** What each kind of work needs, and what to use instead while the PostgreSQL engine lacks it (issue 34). */
@@ -14,32 +14,31 @@ const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
   },
   restore: {
     needs: "an archive restored into the records",
-    instead: `Restore into a SQLite data volume (unset ${setting("databaseUrl")}); restoring into PostgreSQL comes with issue 34.`,
+    instead: `Restore into PostgreSQL from the command line while no replica serves (${action("restore.intoDatabase")}).`,
   },
   keyRotation: {
     needs: "the secrets re-sealed with a new key that every replica then shares",
-    instead: `Keep ${setting("secretKeyFile")} as it is meanwhile; key rotation on PostgreSQL comes with issue 34.`,
+    instead: `Rotate the key from the command line while no replica serves, then copy ${setting("secretKeyFile")} to every replica.`,
   },
 };
 
 /**
- * The commands that may use the search index on PostgreSQL: the server alone, which keeps the replica's search files
- * under its data directory's lock. A command beside it would follow the records into the same files (two writers),
- * so search, context, ingestion and index rebuilds stay refused on the command line.
+ * The commands that can do each kind of work on PostgreSQL already. Search: the server alone, which keeps the
+ * replica's search files under its data directory's lock (a command beside it would follow the records into the same
+ * files: two writers), so search, context, ingestion and index rebuilds stay refused on the command line. A restore
+ * and a key rotation: the command line's, while no replica serves (never a server's, which is a replica).
  */
-const SEARCHING_COMMANDS: ReadonlySet<string> = new Set(["lds serve"]);
-
-/**
- * The commands that may snapshot the records on PostgreSQL: a command-line backup (lds backup, cron's lds-backup),
- * which takes the backups' advisory lock. A server's own backups stay refused until its runner agrees with the other
- * replicas on one slot (issue 34, "Replicas that agree").
- */
-const SNAPSHOTTING_COMMANDS: ReadonlySet<string> = new Set(["lds backup"]);
+const DOABLE: Partial<Record<EngineWork, ReadonlySet<string>>> = {
+  search: new Set(["lds serve"]),
+  // A command-line backup (lds backup, cron's lds-backup) takes the backups' advisory lock in the database.
+  snapshot: new Set(["lds backup"]),
+  restore: new Set(["lds restore"]),
+  keyRotation: new Set(["lds secrets rotate-key"]),
+};
 
 /** The refusal of `command` on PostgreSQL, or undefined when it can do `work` there. */
 export function notYetOnPostgres(work: EngineWork, command: string): LdsError | undefined {
-  if (work === "search" && SEARCHING_COMMANDS.has(command)) return undefined;
-  if (work === "snapshot" && SNAPSHOTTING_COMMANDS.has(command)) return undefined;
+  if (DOABLE[work]?.has(command)) return undefined;
   return refusalOnPostgres(work, command);
 }
 

@@ -1,14 +1,19 @@
+import type pg from "pg";
 import type { DataVolume } from "../../config/data-volume.js";
 import type { PostgresSettings } from "../../config/database-settings.js";
 import { LdsError } from "../../errors.js";
 import { setting } from "../../hints.js";
 import { keyFingerprint, loadSharedKey } from "../../secrets/key-file.js";
 import { openPostgresStore } from "../../store/postgres/postgres-store.js";
-import { FINGERPRINT_SETTING } from "../../store/postgres/settings.js";
+import { FINGERPRINT_SETTING, getSetting } from "../../store/postgres/settings.js";
+import { sqlOn } from "../../store/postgres/sql.js";
+import { exists } from "../../util/files.js";
+import { finishKeyReplacement, nextKeyFile } from "./shared-key-file.js";
 import { openPool, type PoolSettings } from "../../store/postgres/pool.js";
 import type { Store } from "../../store/store.js";
 import type { OpenedDatabases, OpenOptions } from "../engine.js";
 import { startSearchReplica, type SearchReplica } from "./search-replica.js";
+import { holdServingLock, type ServingHold } from "./serving-hold.js";
 
 /** The pool's settings from the volume's parsed database settings. */
 export function poolSettingsOf(settings: PostgresSettings): PoolSettings {
@@ -35,14 +40,24 @@ export function postgresSettingsOf(volume: DataVolume): PostgresSettings {
  */
 export async function openPostgresDatabases(volume: DataVolume, options: OpenOptions): Promise<OpenedDatabases> {
   const settings = postgresSettingsOf(volume);
-  const key = loadSharedKey(settings.keyFile);
+  // Without a key waiting beside the file, the key is read before any connection (key_missing, key_insecure first).
+  const waiting = exists(nextKeyFile(settings.keyFile));
+  let key = waiting ? undefined : loadSharedKey(settings.keyFile);
   // The pool is made here, not by the store, because the search replica's fetches share it.
   const pool = openPool(poolSettingsOf(settings));
   let replica: SearchReplica | undefined;
+  let hold: ServingHold | undefined;
   try {
+    if (!key) {
+      // A rotation or restore that committed and was cut off before its key's rename is finished first.
+      finishKeyReplacement(settings.keyFile, await recordedFingerprint(pool, settings));
+      key = loadSharedKey(settings.keyFile);
+    }
     const opened = await openPostgresStore({ pool, url: settings.url }, key);
     await checkKeyBelongs(opened.store, key, settings);
     if (options.search !== false) {
+      // Only the server opens the search side on PostgreSQL: it serves from here on, under the shared serving lock.
+      hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))));
       replica = await startSearchReplica({
         pool,
         url: settings.url,
@@ -53,6 +68,7 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
       });
     }
     const searching = replica;
+    const serving = hold;
     return {
       store: opened.store,
       key,
@@ -62,13 +78,22 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
       checkpointInThread: () => ({ close: async () => {} }),
       close: async () => {
         await searching?.close();
+        await serving?.close();
         await pool.end();
       },
     };
   } catch (err) {
+    await hold?.close();
     await pool.end();
     throw err;
   }
+}
+
+/** The fingerprint the live schema records, if it has one yet (a new database has no settings table). */
+async function recordedFingerprint(pool: pg.Pool, settings: PostgresSettings): Promise<string | undefined> {
+  const sql = sqlOn(pool, settings.endpoint);
+  const exists = await sql.row("SELECT 1 FROM pg_class WHERE relname = 'settings' AND relnamespace = current_schema()::regnamespace");
+  return exists ? getSetting(sql, FINGERPRINT_SETTING) : undefined;
 }
 
 /**

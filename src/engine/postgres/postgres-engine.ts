@@ -6,6 +6,8 @@ import { describeSnapshot } from "../sqlite/snapshot-volume.js";
 import { checkPostgresWhole, snapshotPostgresRecords, snapshotPostgresVectors } from "./backup-snapshot.js";
 import { notYetOnPostgres, refusalOnPostgres } from "./not-yet.js";
 import { openPostgresDatabases } from "./open-postgres.js";
+import { restoreIntoPostgres } from "./restore-records.js";
+import { rotateSharedKey } from "./rotate-shared-key.js";
 import { POSTGRES_SCHEMA_VERSION } from "../../store/postgres/schema.js";
 
 /** Engine work PostgreSQL cannot do yet: refused with engine_unsupported when asked for anyway. */
@@ -15,9 +17,10 @@ const refused = (work: EngineWork, what: string) => (): never => {
 
 /**
  * The PostgreSQL engine (issue 34): `open` gives the store over a shared database, the key every replica shares and,
- * for `lds serve`, the replica's search index (its files followed from the records), and backups: archives of SQLite
- * files written from one snapshot of its rows (backup-snapshot.ts). Restoring and checking archives are not built
- * yet: those kinds of work are refused up front (`notYet`) and, if reached anyway, here.
+ * for `lds serve`, the replica's search index (its files followed from the records); backups, archives of SQLite
+ * files written from one snapshot of its rows (backup-snapshot.ts); an archive restored into a new schema swapped in
+ * (restoreIntoRecords) and the shared key rotated (rotateSharedKey), both while no replica serves. Checking an
+ * archive's files is the SQLite engine's work (archives hold SQLite files).
  */
 export const postgresEngine: Engine = {
   name: "postgres",
@@ -41,6 +44,9 @@ export const postgresEngine: Engine = {
   checkArchiveCopies: refused("restore", "lds verify"),
   checkSearchIndexCopy: refused("restore", "lds verify"),
   prepareRestored: refused("restore", "lds restore"),
+  // Its records are a schema, not files: a restore imports the archive into a new one and swaps it in.
+  restoreIntoRecords: (volume, copies, partial, options) => restoreIntoPostgres(volume, copies, partial, options),
+  rotateSharedKey: (volume, currentKey) => rotateSharedKey(volume, currentKey),
   fullTextIndexName: "none yet",
   restoredView: refused("restore", "lds verify --restore-test"),
 };

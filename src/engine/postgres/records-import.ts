@@ -21,6 +21,15 @@ export interface ImportedRecords {
   rows: Record<string, number>;
 }
 
+export interface ImportOptions {
+  now?: Date;
+  /**
+   * More work in the import's transaction, once the tables are filled (a restore's vectors and key fingerprint): it
+   * commits with them or not at all.
+   */
+  alsoInTransaction?: (connection: CopyConnection, schema: string) => Promise<void>;
+}
+
 /**
  * Copy the records of a SQLite records file (an archive's db/ file) into a new PostgreSQL schema,
  * `lds_restore_<UTC time>`, made with the PostgreSQL schema at the file's version: every table through
@@ -29,7 +38,7 @@ export interface ImportedRecords {
  * (swapInRestoredSchema puts the new one in its place). The file must be at a version the PostgreSQL schema has:
  * an older one is migrated first (as a restore migrates its staged copy).
  */
-export async function importRecords(sourceSqliteFile: string, pool: pg.Pool, options: { now?: Date } = {}): Promise<ImportedRecords> {
+export async function importRecords(sourceSqliteFile: string, pool: pg.Pool, options: ImportOptions = {}): Promise<ImportedRecords> {
   const reader = openRecordsFile(sourceSqliteFile);
   try {
     const migrations = POSTGRES_MIGRATIONS.filter((m) => m.version <= reader.version);
@@ -46,7 +55,11 @@ export async function importRecords(sourceSqliteFile: string, pool: pg.Pool, opt
     const schema = restoredSchemaName(options.now);
     const connection = await openCopyConnection(pool);
     try {
-      return await connection.transaction("BEGIN", () => importInto(connection, schema, reader, sourceSqliteFile));
+      return await connection.transaction("BEGIN", async () => {
+        const imported = await importInto(connection, schema, reader, sourceSqliteFile);
+        await options.alsoInTransaction?.(connection, schema);
+        return imported;
+      });
     } finally {
       await connection.close();
     }

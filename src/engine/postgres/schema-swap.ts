@@ -18,7 +18,7 @@ const LOCK_NOT_AVAILABLE = "55P03";
  * way back (rename them again). Replicas that serve hold SERVING_LOCK shared: then nothing changes and the swap
  * fails with volume_locked, after waiting `lockWaitMs` for them to stop.
  */
-export async function swapInRestoredSchema(pool: pg.Pool, restoredSchema: string, options: { lockWaitMs?: number; now?: Date } = {}): Promise<{ previous: string }> {
+export async function swapInRestoredSchema(pool: pg.Pool, restoredSchema: string, options: { lockWaitMs?: number; now?: Date } = {}): Promise<{ previous: string; live: string }> {
   const endpoint = endpointOfPool(pool);
   const waitMs = options.lockWaitMs ?? SERVING_LOCK_WAIT_MS;
   try {
@@ -38,7 +38,7 @@ export async function swapInRestoredSchema(pool: pg.Pool, restoredSchema: string
       }
       await tx.run(`ALTER SCHEMA ${ident(live)} RENAME TO ${ident(previous)}`);
       await tx.run(`ALTER SCHEMA ${ident(restoredSchema)} RENAME TO ${ident(live)}`);
-      return { previous };
+      return { previous, live };
     });
   } catch (err) {
     if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
@@ -65,7 +65,7 @@ async function checkRestored(tx: Sql, schema: string): Promise<void> {
 }
 
 /** Who holds the serving lock, as far as this role may see: application name and address of each session. */
-async function servingReplicas(pool: pg.Pool): Promise<string[]> {
+export async function servingReplicas(pool: pg.Pool): Promise<string[]> {
   const rows = await pool.query<{ who: string }>(
     `SELECT coalesce(nullif(a.application_name, ''), 'pid ' || l.pid) || coalesce(' at ' || host(a.client_addr), '') AS who
        FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid

@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import type { FastifyPluginAsync } from "fastify";
 import { assertArchiveName } from "../../destinations/destination.js";
 import { isLdsError, LdsError } from "../../errors.js";
+import { action } from "../../hints.js";
 import { storedDestination } from "../../ops/configured-destination.js";
 import type { OpenVolume } from "../../volume/open-volume.js";
 import { stageRestore } from "../../ops/staged-restore.js";
@@ -33,9 +34,10 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
   const root = volume.paths.root;
   const uploads = path.join(root, UPLOADS);
   app.addHook("onRequest", requireAdmin(store));
-  // An engine that cannot restore an archive into its records yet (PostgreSQL) takes no upload and stages nothing: a
-  // restart would apply the archive to this replica's own files, not to the records every replica shares.
-  const cannotRestore = volume.engine.notYet("restore", "restores staged from the dashboard");
+  // Records every replica shares (PostgreSQL) take no upload and stage nothing: a restart would apply the archive to
+  // this replica's own files, not to the records; their restore runs from the command line while no replica serves
+  // (this one included). An engine that cannot restore at all says so.
+  const cannotRestore = volume.engine.sharedByReplicas ? servedByReplicas() : volume.engine.notYet("restore", "restores staged from the dashboard");
   const refuseUnlessRestorable = async () => {
     if (cannotRestore) throw cannotRestore;
   };
@@ -172,6 +174,14 @@ export const restoreRoutes: FastifyPluginAsync<RestoreRouteOptions> = async (app
     },
   );
 };
+
+function servedByReplicas(): LdsError {
+  return new LdsError(
+    "volume_locked",
+    "A restore cannot be staged here: this server is one replica of a shared PostgreSQL database, which is restored from the command line while no replica serves (this one included).",
+    { hint: `Stop every replica, then restore with ${action("restore.intoDatabase")}.` },
+  );
+}
 
 /** An age identity or passphrase sent with a validation or staging request: used for it, never stored or logged. */
 interface AgeKeysBody {

@@ -42,6 +42,17 @@ export async function deleteSecret(sql: Sql, name: string): Promise<void> {
   await sql.run("DELETE FROM secrets WHERE name = $1", [name]);
 }
 
+/**
+ * Within `tx`: every secret unsealed with `oldKey` and sealed with `newKey`, and the new key's fingerprint recorded.
+ * One that fails to unseal (tampered) throws, and the transaction changes nothing. Answers the secrets re-sealed.
+ */
+export async function resealEverySecret(tx: Sql, oldKey: Buffer, newKey: Buffer, newFingerprint: string): Promise<number> {
+  const rows = await tx.rows<{ name: string; sealed: string }>("SELECT name, sealed FROM secrets ORDER BY name FOR UPDATE");
+  for (const row of rows) await tx.run(`UPDATE secrets SET sealed = $1, updated_at = ${NOW_TEXT} WHERE name = $2`, [seal(newKey, unseal(oldKey, row.sealed, row.name), row.name), row.name]);
+  await setSetting(tx, FINGERPRINT_SETTING, newFingerprint);
+  return rows.length;
+}
+
 export function settingStore({ sql, transaction, key }: PgContext): SettingStore {
   return {
     get: (name) => getSetting(sql, name),
@@ -62,12 +73,6 @@ export function settingStore({ sql, transaction, key }: PgContext): SettingStore
     // Every secret unsealed with the old key and sealed with the new one, and the new fingerprint, in one transaction:
     // one that fails to unseal (tampered) aborts the rotation before anything changes. Committed means durable here
     // (synchronous_commit is the server's, on by default), which SQLite needed a pragma for.
-    resealSecrets: (newKey, newFingerprint) =>
-      transaction(async (tx) => {
-        const rows = await tx.rows<{ name: string; sealed: string }>("SELECT name, sealed FROM secrets ORDER BY name FOR UPDATE");
-        for (const row of rows) await tx.run(`UPDATE secrets SET sealed = $1, updated_at = ${NOW_TEXT} WHERE name = $2`, [seal(newKey, unseal(key, row.sealed, row.name), row.name), row.name]);
-        await setSetting(tx, FINGERPRINT_SETTING, newFingerprint);
-        return rows.length;
-      }),
+    resealSecrets: (newKey, newFingerprint) => transaction((tx) => resealEverySecret(tx, key, newKey, newFingerprint)),
   };
 }
