@@ -18,7 +18,7 @@ export interface DataVolume {
   backups: string;
   restoreStaged: string;
   restoreJournal: string;
-  /** One record per command that has the volume open (volume/volume-users.ts). */
+  /** One record per command that has the volume open (locks/volume-users.ts). */
   users: string;
 }
 

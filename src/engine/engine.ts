@@ -2,6 +2,8 @@ import type { DataVolume } from "../config/data-volume.js";
 import type { LdsError } from "../errors.js";
 import type { SearchIndex } from "../index/search-index.js";
 import type { Store } from "../store/store.js";
+import type { HeldLock } from "../locks/lock-file.js";
+import type { BackupLockPurpose } from "../locks/volume-locks.js";
 import type { Embedder } from "../vectors/embedder.js";
 
 /**
@@ -53,6 +55,14 @@ export interface Engine {
    * beside the opener (the snippet writer): no migration, and no checkpoints of their own.
    */
   connect(volume: DataVolume, key: Buffer, embedder: Embedder): Promise<ConnectedDatabases>;
+
+  /**
+   * One backup of the records at a time, across processes and, for an engine shared by replicas, across replicas:
+   * SQLite's backup.lock file in the data directory; PostgreSQL's session advisory lock on a connection held for the
+   * lock's life (freed by the server if the holder dies). Busy: backup_running naming the holder (volume_locked
+   * while a restore is staged).
+   */
+  lockBackups(volume: DataVolume, purpose: BackupLockPurpose): Promise<HeldLock>;
 
   /** Before a snapshot: the volume is whole (its databases and key exist), else data_dir_invalid. */
   checkWhole(volume: DataVolume): Promise<void>;

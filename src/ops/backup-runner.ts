@@ -5,9 +5,9 @@ import { isLdsError, LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { ArchiveWarning } from "../archive/archive-warnings.js";
 import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./scheduled-drill.js";
-import type { BackupLockPurpose } from "../volume/volume-locks.js";
+import type { BackupLockPurpose } from "../locks/volume-locks.js";
 import { delaypoint } from "../util/failpoint.js";
-import type { HeldLock } from "../volume/lock-file.js";
+import type { HeldLock } from "../locks/lock-file.js";
 import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
 import { backup, type BackupResult } from "./backup.js";
 import { configuredDestination } from "./configured-destination.js";
@@ -168,13 +168,13 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
           await drillArchive(store, logger, dataDir, destination, result.name);
         }
       } catch (err) {
-        backupLock.release();
+        await backupLock.release();
         const error = isLdsError(err) ? { code: err.code, message: err.message, hint: err.hint } : { code: "internal_error", message: (err as Error).message };
         await record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
         logger.error({ error, trigger }, "backup failed");
       } finally {
         await shared?.clear();
-        if (replica) lock.release();
+        if (replica) await lock.release();
         running = null;
         ended();
       }
@@ -196,7 +196,7 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
     const recorded = await recordedProgress(store);
     if (!recorded) return null;
     try {
-      (await lockBackups("backup")).release();
+      await (await lockBackups("backup")).release();
       return null;
     } catch (err) {
       if (isLdsError(err, "backup_running")) return recorded;

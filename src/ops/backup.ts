@@ -16,8 +16,7 @@ import { keyInClearWarning, type ArchiveWarning } from "../archive/archive-warni
 import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
 import { layOutSnapshot } from "../snapshot/snapshot-volume.js";
 import { chooseEngine } from "../engine/choose-engine.js";
-import type { HeldLock } from "../volume/lock-file.js";
-import { lockBackup } from "../volume/volume-locks.js";
+import type { HeldLock } from "../locks/lock-file.js";
 import { assertKeep, prune } from "./retention.js";
 import { enterVolume, type VolumeEntry } from "./enter-volume.js";
 import { removeLeftovers } from "../util/files.js";
@@ -86,13 +85,13 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     // Registered as a user of the volume: a restore cannot swap files under the snapshot (issue 11, item 6).
     entry = enterVolume(volume.root, "backup");
   } catch (err) {
-    options.lock?.release();
+    await options.lock?.release();
     throw err;
   }
   let lock: HeldLock;
   try {
     if (!fs.existsSync(chooseEngine(volume).files(volume).records)) throw noDatabase(volume);
-    lock = options.lock ?? lockBackup(volume);
+    lock = options.lock ?? (await chooseEngine(volume).lockBackups(volume, "backup"));
   } catch (err) {
     entry.leave();
     throw err;
@@ -155,7 +154,8 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     // A failed destination leaves the archive's stream unread: stop its thread before the staged files go.
     archive?.stream.destroy();
     if (staging) fs.rmSync(staging, { recursive: true, force: true });
-    lock.release();
+    // Awaited: a lock held on a database connection is let go in a round trip, and the next backup may follow at once.
+    await lock.release();
     entry.leave();
   }
 }

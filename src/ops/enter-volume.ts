@@ -1,9 +1,9 @@
 import { dataVolume } from "../config/data-volume.js";
 import { LdsError } from "../errors.js";
 import { exists } from "../util/files.js";
-import { isAlive, readOwner } from "../volume/lock-file.js";
-import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
-import { registerVolumeUser } from "../volume/volume-users.js";
+import { isAlive, readOwner } from "../locks/lock-file.js";
+import { lockVolumeExclusive, refuseWhileInUse } from "../locks/volume-locks.js";
+import { registerVolumeUser } from "../locks/volume-users.js";
 import { ensureDirectory } from "../volume/open-volume.js";
 import { describeRecovery, recoverInterruptedRestore } from "./restore-journal.js";
 

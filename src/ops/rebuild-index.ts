@@ -7,7 +7,7 @@ import { setting } from "../hints.js";
 import { exists } from "../util/files.js";
 import type { Embedder } from "../vectors/embedder.js";
 import { openVolume } from "../volume/open-volume.js";
-import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
+import { lockVolumeExclusive, refuseWhileInUse } from "../locks/volume-locks.js";
 import { rebuildVectors } from "./rebuild-vectors.js";
 
 export interface IndexRebuilt {

@@ -1,8 +1,8 @@
 import { dataVolume } from "../config/data-volume.js";
 import { isLdsError, LdsError } from "../errors.js";
 import { action } from "../hints.js";
-import { readOwner, type HeldLock } from "../volume/lock-file.js";
-import { lockBackup } from "../volume/volume-locks.js";
+import { readOwner, type HeldLock } from "../locks/lock-file.js";
+import { lockBackup } from "../locks/volume-locks.js";
 
 /** What the server's backup runner says of a backup of its own that runs now. */
 export interface OwnBackup {

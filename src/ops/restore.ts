@@ -9,7 +9,7 @@ import type { Destination } from "../destinations/destination.js";
 import { LdsError, fromSystemError } from "../errors.js";
 import { exists, fsyncDirectory, fsyncFile } from "../util/files.js";
 import { failpoint, stallpoint } from "../util/failpoint.js";
-import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
+import { lockVolumeExclusive, refuseWhileInUse } from "../locks/volume-locks.js";
 import { openArchiveFile } from "./archive-file.js";
 import { NO_KEYS, openArchive, type ArchiveKeys } from "../archive/age.js";
 import { ensureDirectory } from "../volume/open-volume.js";

@@ -10,7 +10,7 @@ import { keyFingerprint } from "../secrets/key-file.js";
 import { failpoint } from "../util/failpoint.js";
 import { createFileDurably, exists, fsyncDirectory, fsyncFile } from "../util/files.js";
 import { openVolume } from "../volume/open-volume.js";
-import { lockVolumeExclusive, refuseWhileInUse } from "../volume/volume-locks.js";
+import { lockVolumeExclusive, refuseWhileInUse } from "../locks/volume-locks.js";
 
 export interface KeyRotation {
   /** Where the previous key is kept (never deleted): archives made before carry it anyway. */

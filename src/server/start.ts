@@ -14,13 +14,12 @@ import { allowCollectionPauses } from "../util/young-garbage.js";
 import { resourceStack } from "../util/resource-stack.js";
 import { createBackupRunner } from "../ops/backup-runner.js";
 import { thisReplica } from "../ops/backup-slots.js";
-import { lockBackup } from "../volume/volume-locks.js";
 import { createJobRunner } from "../ops/job-runner.js";
 import { createUsageRecorder } from "../ops/usage-recorder.js";
 import { rebuildInBackground } from "../ops/background-rebuild.js";
 import { purgeRetiredBatches } from "../indexing/purge-retired.js";
 import { startSnippetWriterThread } from "../volume/snippet-writer-thread.js";
-import { liveVolumeUsers } from "../volume/volume-users.js";
+import { liveVolumeUsers } from "../locks/volume-users.js";
 import { embedderFor } from "../vectors/embedder-for.js";
 import { ensureDirectory, openVolume } from "../volume/open-volume.js";
 import { rebuildStaleVectors } from "../ops/rebuild-stale-vectors.js";
@@ -137,7 +136,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       store: opened.store,
       logger,
       refused: backupsRefused,
-      lockBackups: async (purpose) => lockBackup(volume, purpose),
+      lockBackups: (purpose) => engine.lockBackups(volume, purpose),
       replica: engine.sharedByReplicas ? thisReplica() : undefined,
     });
     resources.defer(() => runner.close());

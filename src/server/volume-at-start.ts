@@ -8,8 +8,8 @@ import { describeRecovery, recoverInterruptedRestore } from "../ops/restore-jour
 import { outcomeRecord, type RestoreOutcome } from "../ops/restore-outcome.js";
 import { applyStagedRestore } from "../ops/staged-restore.js";
 import { exists } from "../util/files.js";
-import type { HeldLock, LockOwner } from "../volume/lock-file.js";
-import { lockVolumeExclusive, waitUntilAlone } from "../volume/volume-locks.js";
+import type { HeldLock, LockOwner } from "../locks/lock-file.js";
+import { lockVolumeExclusive, waitUntilAlone } from "../locks/volume-locks.js";
 
 /** server.lock, waiting up to waitMs for a server that is stopping (a restart's predecessor) to release it. */
 export async function takeVolume(volume: DataVolume, waitMs: number): Promise<HeldLock> {

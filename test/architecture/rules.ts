@@ -9,7 +9,7 @@ export const LAYERS: Array<{ name: string; members: string[] }> = [
   { name: "shells", members: ["cli", "server", "ui"] },
   { name: "use cases", members: ["ops"] },
   { name: "domain", members: ["search", "indexing", "archive", "snapshot", "destinations", "sources", "oauth", "admin", "licence"] },
-  { name: "volume", members: ["volume", "engine"] },
+  { name: "volume", members: ["volume", "engine", "locks"] },
   { name: "storage", members: ["store", "index", "vectors", "text", "config", "secrets"] },
   { name: "base", members: ["util", "errors.ts", "hints.ts", "version.ts"] },
 ];

@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { dataVolume } from "../../src/config/data-volume.js";
 import { openVolume } from "../../src/volume/open-volume.js";
-import { registerVolumeUser } from "../../src/volume/volume-users.js";
+import { registerVolumeUser } from "../../src/locks/volume-users.js";
 import { partitionOf } from "../../src/index/sqlite/vector-index.js";
 import { eventually, startServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp.js";

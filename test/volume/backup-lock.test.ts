@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dataVolume } from "../../src/config/data-volume.js";
 import { LdsError } from "../../src/errors.js";
-import { lockBackup } from "../../src/volume/volume-locks.js";
+import { lockBackup } from "../../src/locks/volume-locks.js";
 import { tempDir } from "../helpers/temp.js";
 
 function refusal(take: () => unknown): LdsError {

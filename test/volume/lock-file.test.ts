@@ -5,14 +5,14 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { dataVolume } from "../../src/config/data-volume.js";
 import { isLdsError } from "../../src/errors.js";
-import { lockBackup, lockVolumeExclusive } from "../../src/volume/volume-locks.js";
+import { lockBackup, lockVolumeExclusive } from "../../src/locks/volume-locks.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 
 /** A second process that takes the server lock, says so, and holds it until killed. */
 async function holdLockInChild(root: string, env: Record<string, string> = {}) {
   const script = `
-    const { lockVolumeExclusive } = await import(${JSON.stringify(path.join(ROOT, "dist/volume/volume-locks.js"))});
+    const { lockVolumeExclusive } = await import(${JSON.stringify(path.join(ROOT, "dist/locks/volume-locks.js"))});
     const { dataVolume } = await import(${JSON.stringify(path.join(ROOT, "dist/config/data-volume.js"))});
     const { armFailpoint } = await import(${JSON.stringify(path.join(ROOT, "dist/util/failpoint.js"))});
     armFailpoint(process.env.LDS_FAILPOINT); // as the CLI does

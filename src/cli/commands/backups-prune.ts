@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { dataVolume, resolveDataDir } from "../../config/data-volume.js";
 import { chooseEngine } from "../../engine/choose-engine.js";
 import { prune } from "../../ops/retention.js";
-import { lockBackup } from "../../volume/volume-locks.js";
+import { lockBackup } from "../../locks/volume-locks.js";
 import { destinationFromArgs, type DestinationArgs } from "../destination-args.js";
 
 export async function run(argv: DestinationArgs & { from?: string; keep: number; json: boolean }): Promise<number> {

@@ -1,5 +1,6 @@
 import type { DataVolume } from "../../config/data-volume.js";
 import type { Engine, EngineWork } from "../engine.js";
+import { lockPostgresBackups } from "./backup-lock.js";
 import { notYetOnPostgres, refusalOnPostgres } from "./not-yet.js";
 import { openPostgresDatabases } from "./open-postgres.js";
 import { POSTGRES_SCHEMA_VERSION } from "../../store/postgres/schema.js";
@@ -29,6 +30,7 @@ export const postgresEngine: Engine = {
   open: async (volume: DataVolume, options) => openPostgresDatabases(volume, options),
   // The server writes an ingestion inline on PostgreSQL (sharedByReplicas): the search files are the follower's.
   connect: refused("search", "the snippet writer thread"),
+  lockBackups: (volume, purpose) => lockPostgresBackups(volume, purpose),
   checkWhole: refused("snapshot", "lds backup"),
   snapshotVectors: refused("snapshot", "lds backup"),
   snapshotRecords: refused("snapshot", "lds backup"),

@@ -1,3 +1,4 @@
+import { lockBackup } from "../../locks/volume-locks.js";
 import type { Engine } from "../engine.js";
 import { checkArchiveCopies } from "./check-snapshot.js";
 import { copyDatabaseInThread } from "./copy-database-thread.js";
@@ -26,6 +27,7 @@ export const sqliteEngine: Engine = {
   liveFiles: sqliteLiveFiles,
   open: async (volume, options) => openDatabases(volume, options),
   connect: async (volume, key, embedder) => connectDatabases(volume, key, embedder),
+  lockBackups: async (volume, purpose) => lockBackup(volume, purpose),
   checkWhole: async (volume) => checkWhole(volume),
   snapshotVectors: (volume, target, options) => copyDatabaseInThread(sqliteFiles(volume).vectors, target, { needsVectorExtension: true, ...options }),
   snapshotRecords: (volume, target) => copyDatabaseAndKey(volume, target),

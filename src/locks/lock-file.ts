@@ -20,7 +20,8 @@ export interface HeldLock {
   readonly file: string;
   /** Say what the holder does now (a starting server that has finished recovering): replaced whole, atomically. */
   setPurpose(purpose: string): void;
-  release(): void;
+  /** Let go. A lock held on a database's connection answers the Promise of its unlock: await it where the next taker may follow at once. */
+  release(): void | Promise<void>;
 }
 
 export interface AcquireOptions {
