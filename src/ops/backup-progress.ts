@@ -16,8 +16,8 @@ export interface BackupProgress {
 const PROGRESS = "backup.progress";
 
 export interface SharedProgress {
-  /** The backup's progress changed: written at once for a new phase, else at most once per interval. */
-  update(progress: BackupProgress): void;
+  /** The backup's progress changed: written at once for a new phase, else at most once per interval (then resolves at once). */
+  update(progress: BackupProgress): Promise<void>;
   /** The backup ended: the row is emptied once the writes before it are done. */
   clear(): Promise<void>;
 }
@@ -38,10 +38,10 @@ export function sharedProgress(store: Store, logger: Logger, intervalMs = 1000):
   };
   return {
     update(progress) {
-      if (progress.phase === phase && Date.now() - writtenAt < intervalMs) return;
+      if (progress.phase === phase && Date.now() - writtenAt < intervalMs) return Promise.resolve();
       phase = progress.phase;
       writtenAt = Date.now();
-      void write(JSON.stringify(progress));
+      return write(JSON.stringify(progress));
     },
     async clear() {
       phase = null;

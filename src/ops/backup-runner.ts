@@ -93,8 +93,6 @@ export interface BackupRunnerOptions {
   logger: Logger;
   /** The engine's backup lock (SQLite: backup.lock; PostgreSQL: an advisory lock): `backup_running` when held. */
   lockBackups(purpose: BackupLockPurpose): Promise<HeldLock>;
-  /** Why this engine cannot back up (nothing is scheduled, and asking answers it); undefined when it can. */
-  refused?: LdsError;
   /**
    * Set when several replicas share the records: each firing of a schedule is claimed by one replica, the running
    * backup's progress is recorded for every replica's status, and the schedule is re-read as other replicas change it.
@@ -104,7 +102,7 @@ export interface BackupRunnerOptions {
 
 /** The server's backups: the same `backup` use case and lock as `lds backup`, so cron and server never overlap. */
 export async function createBackupRunner(options: BackupRunnerOptions): Promise<BackupRunner> {
-  const { dataDir, store, logger, refused, replica, lockBackups } = options;
+  const { dataDir, store, logger, replica, lockBackups } = options;
   let running: { controller: AbortController; promise: Promise<void>; progress: BackupProgress } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
@@ -119,8 +117,6 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
   };
 
   async function start(trigger: Trigger): Promise<{ startedAt: string }> {
-    // An engine that cannot back up its volume yet: nothing is scheduled, and asking answers why.
-    if (refused) throw refused;
     if (running) throw backupRunning(running.progress);
     if (heldForRestore) throw restoreBeingStaged();
     const startedAt = new Date().toISOString();
@@ -140,7 +136,7 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
     }
     const shared = replica ? sharedProgress(store, logger) : undefined;
     // Recorded before answering: a replica asked for a backup now names this one.
-    shared?.update(progress);
+    await shared?.update(progress);
     // With replicas the lock is held until the progress is cleared (through an after-backup drill): the others see
     // "running" exactly while it is held, and a backup started elsewhere next is never cleared by this one's end.
     const backupLock: HeldLock = replica ? { file: lock.file, setPurpose: (purpose) => lock.setPurpose(purpose), release: () => {} } : lock;
@@ -158,13 +154,13 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
           keep: config.retention.keep ?? undefined,
           lock: backupLock,
           signal: controller.signal,
-          onProgress: (p) => shared?.update(Object.assign(progress, p)),
+          onProgress: (p) => void shared?.update(Object.assign(progress, p)),
         });
         await record(success(trigger, startedAt, result));
         logger.info({ archive: result.name, size: result.size, durationMs: result.durationMs, trigger }, "backup finished");
         if (config.drill.schedule === "after-backup") {
           progress.phase = "restore drill";
-          shared?.update(progress);
+          void shared?.update(progress);
           await drillArchive(store, logger, dataDir, destination, result.name);
         }
       } catch (err) {
@@ -256,7 +252,6 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
   }
 
   async function reschedule(): Promise<void> {
-    if (refused) return;
     const config = await loadBackupConfig(store);
     scheduled = scheduleOf(config);
     cron?.stop();
@@ -283,7 +278,6 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
   }
 
   function startDrill(): void {
-    if (refused) throw refused;
     if (running)
       throw new LdsError("backup_running", "A backup is running: ask for the drill once it has finished (with drill.schedule after-backup, the backup drills its own archive).", {
         hint: `Wait for it to finish (${action("backup.status")}), then ask for the drill again.`,
@@ -314,7 +308,7 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
   }
 
   await reschedule();
-  if (replica && !refused) followSchedule();
+  if (replica) followSchedule();
   return {
     start,
     holdForRestore,

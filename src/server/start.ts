@@ -128,14 +128,11 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // Replicas claim jobs under leases, and reclaim a dead one's once its lease passes.
     const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency, leaseMs: settings.jobLeaseMs, soleProcess: !engine.sharedByReplicas });
     resources.defer(() => jobs.close());
-    const backupsRefused = engine.notYet("snapshot", "backups of the server (scheduled, or asked for in the dashboard)");
-    if (backupsRefused) logger.warn({ hint: backupsRefused.hint }, `Backups are disabled: ${backupsRefused.message}`);
     // Replicas each run the schedule's cron: one claims each firing, and every one shows the running backup.
     const runner = await createBackupRunner({
       dataDir: volume.root,
       store: opened.store,
       logger,
-      refused: backupsRefused,
       lockBackups: (purpose) => engine.lockBackups(volume, purpose),
       replica: engine.sharedByReplicas ? thisReplica() : undefined,
     });
