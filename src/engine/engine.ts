@@ -69,11 +69,15 @@ export interface Engine {
   /**
    * The online snapshot's first step, on a thread of its own: copy the vector index to `target` while writers go
    * on, and hash the copy. `onPinned` is called once the copy's state is fixed, before its bytes are copied: the
-   * records are copied after it, so that they are the later of the two.
+   * records are copied after it, so that they are the later of the two. An engine that copies both from one
+   * state of its database (PostgreSQL's exported snapshot) hands that state to `onPinned`, for snapshotRecords.
    */
-  snapshotVectors(volume: DataVolume, target: string, options: { yieldToRequests: boolean; onPinned: () => void }): Promise<CopiedFile>;
-  /** The online snapshot's second step: copy the records and the key; refuse a key that is not the records'. */
-  snapshotRecords(volume: DataVolume, target: { records: string; key: string }): Promise<void>;
+  snapshotVectors(volume: DataVolume, target: string, options: SnapshotVectorsOptions): Promise<CopiedFile>;
+  /**
+   * The online snapshot's second step: copy the records and the key; refuse a key that is not the records'.
+   * `pinned`: what snapshotVectors handed to its `onPinned`, the state to copy the records from.
+   */
+  snapshotRecords(volume: DataVolume, target: { records: string; key: string }, pinned?: string): Promise<void>;
   /** What a manifest says about a copy of the records: schema, libraries, partial ones, canary answers. */
   describeSnapshot(records: string): Promise<SnapshotDescription>;
 
@@ -104,6 +108,23 @@ export interface Engine {
  * the server), `snapshot` (backups), `restore` (restoring an archive into the volume), `keyRotation`.
  */
 export type EngineWork = "search" | "snapshot" | "restore" | "keyRotation";
+
+export interface SnapshotVectorsOptions {
+  yieldToRequests: boolean;
+  /** The copy's state is fixed; `pinned` is the state snapshotRecords is to copy the records from, if the engine has one. */
+  onPinned: (pinned?: string) => void;
+  /**
+   * Settles once the records' copy has taken the pinned state (or failed): an engine that pins a state by holding it
+   * (PostgreSQL's exporting transaction) holds it until then, at most a bounded while. Absent: nothing holds it.
+   */
+  recordsTaken?: Promise<void>;
+  /**
+   * The embedder whose vectors the records hold, for an engine that writes the vector index's copy anew (PostgreSQL:
+   * its vectors are rows): the copy records it, as a vector index does. Absent: recorded as unknown, so that a
+   * volume restored from it rebuilds its vectors rather than trust them.
+   */
+  embedder?: { id: string; dimensions: number };
+}
 
 /** The databases of a volume by what they hold (file paths for a file-based engine). */
 export interface VolumeDatabases {

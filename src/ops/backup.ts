@@ -3,6 +3,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { dataVolume, type DataVolume } from "../config/data-volume.js";
+import type { DatabaseSettings } from "../config/database-settings.js";
 import { LdsError } from "../errors.js";
 import { setting } from "../hints.js";
 import { archiveName, type Destination } from "../destinations/destination.js";
@@ -23,6 +24,13 @@ import { removeLeftovers } from "../util/files.js";
 
 export interface BackupOptions {
   dataDir: string;
+  /** The engine and database the volume's records are in (config/database-settings.ts). @default SQLite in dataDir */
+  database?: DatabaseSettings;
+  /**
+   * The embedder whose vectors the records hold (the server's LDS_EMBEDDINGS_*), for an engine that writes the vector
+   * index's copy from its rows (PostgreSQL); absent, such a copy is rebuilt on restore (engine/engine.ts).
+   */
+  embedder?: { id: string; dimensions: number };
   destination: Destination;
   /** Compress with gzip level 1. @default false (vectors barely compress; see docs/benchmarks.md) */
   gzip?: boolean;
@@ -71,7 +79,8 @@ const STAGING_PREFIX = "backup-staging-";
  */
 export async function backup(options: BackupOptions): Promise<BackupResult> {
   const started = Date.now();
-  const volume = dataVolume(options.dataDir);
+  const volume = dataVolume(options.dataDir, options.database);
+  const engine = chooseEngine(volume);
   let entry: VolumeEntry;
   // The age library only when this backup encrypts: loading it costs every other backup 50-90 ms.
   let seal: typeof import("../archive/age-seal.js") | undefined;
@@ -90,8 +99,8 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
   }
   let lock: HeldLock;
   try {
-    if (!fs.existsSync(chooseEngine(volume).files(volume).records)) throw noDatabase(volume);
-    lock = options.lock ?? (await chooseEngine(volume).lockBackups(volume, "backup"));
+    await checkWhole(volume);
+    lock = options.lock ?? (await engine.lockBackups(volume, "backup"));
   } catch (err) {
     entry.leave();
     throw err;
@@ -112,7 +121,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     const name = archiveName(createdAt, options.gzip ?? false, encrypted);
     staging = fs.mkdtempSync(path.join(volume.root, STAGING_PREFIX));
     options.onProgress?.({ phase: "snapshot", bytes: 0, totalBytes: 0 });
-    const manifest = await snapshotAndDescribe(volume, staging, createdAt, options.signal);
+    const manifest = await snapshotAndDescribe(volume, staging, createdAt, options.signal, options.embedder);
 
     const snapshotDone = Date.now();
     const totalBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
@@ -167,7 +176,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
  * why). lds.db is hashed on another thread while its libraries and canaries are read: neither copy nor hash waits
  * for the other file's.
  */
-async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal): Promise<Manifest> {
+async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal, embedder?: BackupOptions["embedder"]): Promise<Manifest> {
   const yieldToRequests = heavyWorkYieldsToRequests();
   const hash = (...rels: string[]) =>
     hashFilesInThread(
@@ -175,18 +184,27 @@ async function snapshotAndDescribe(volume: DataVolume, staging: string, createdA
       { yieldToRequests, signal },
     );
   await layOutSnapshot(volume, staging);
-  let pinned!: () => void;
-  const vectorsPinned = new Promise<void>((resolve) => (pinned = resolve));
+  let pinned!: (state?: string) => void;
+  const vectorsPinned = new Promise<string | undefined>((resolve) => (pinned = resolve));
+  // Told once the records' copy has taken the pinned state (or failed): an engine holding that state lets it go then.
+  let recordsTaken!: () => void;
+  const recordsTook = new Promise<void>((resolve) => (recordsTaken = resolve));
   // Not stopped by the signal: terminating a thread inside SQLite's copy aborts the whole process (better-sqlite3
   // throws into a dying isolate: "FATAL ERROR: v8::ToLocalChecked"). A failed or interrupted backup waits for it.
   const vectorsCopied = chooseEngine(volume).snapshotVectors(volume, path.join(staging, ARCHIVE_FILES.vectors), {
     yieldToRequests,
     onPinned: pinned,
+    recordsTaken: recordsTook,
+    ...(embedder ? { embedder } : {}),
   });
   try {
     vectorsCopied.catch(() => {}); // awaited below; a step that fails first must not leave it unhandled
-    await Promise.race([vectorsPinned, vectorsCopied]);
-    await runHeavy("copyRecordsAndKey", volume, staging);
+    const state = await Promise.race([vectorsPinned, vectorsCopied.then(() => undefined)]);
+    try {
+      await runHeavy("copyRecordsAndKey", volume, staging, state);
+    } finally {
+      recordsTaken();
+    }
     throwIfAborted(signal);
     const restHashed = hash(ARCHIVE_FILES.db, ARCHIVE_FILES.key);
     restHashed.catch(() => {});
@@ -200,9 +218,20 @@ async function snapshotAndDescribe(volume: DataVolume, staging: string, createdA
     });
     return await writeManifest({ dir: staging, ...description }, createdAt, files);
   } catch (err) {
+    recordsTaken();
     await vectorsCopied.catch(() => {});
     throw err;
   }
+}
+
+/**
+ * The engine's check that the volume is whole (data_dir_invalid when not), with the message operators know for a
+ * directory that holds no database at all.
+ */
+async function checkWhole(volume: DataVolume): Promise<void> {
+  const engine = chooseEngine(volume);
+  if (!engine.sharedByReplicas && !fs.existsSync(engine.files(volume).records)) throw noDatabase(volume);
+  await engine.checkWhole(volume);
 }
 
 async function applyRetention(destination: Destination, keep?: number): Promise<{ pruned: string[]; pruneError: string | null }> {
@@ -264,7 +293,13 @@ function throwIfAborted(signal?: AbortSignal): void {
 }
 
 function noDatabase(volume: DataVolume): LdsError {
-  return new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${path.basename(chooseEngine(volume).files(volume).records)}).`, {
+  const engine = chooseEngine(volume);
+  if (engine.sharedByReplicas) {
+    return new LdsError("data_dir_invalid", `The data directory ${volume.root} does not exist: a backup of the ${engine.title} database stages its copies there.`, {
+      hint: `Point ${setting("dataDir")} at this replica's data directory.`,
+    });
+  }
+  return new LdsError("data_dir_invalid", `${volume.root} holds no LDS database (${engine.fileNames.records}).`, {
     hint: `Point ${setting("dataDir")} at the server's data volume.`,
   });
 }

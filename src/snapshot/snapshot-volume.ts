@@ -13,8 +13,20 @@ import type { StagedSnapshot } from "../archive/write-archive.js";
  */
 export async function snapshotVolume(volume: DataVolume, dir: string): Promise<StagedSnapshot> {
   await layOutSnapshot(volume, dir);
-  await chooseEngine(volume).snapshotVectors(volume, path.join(dir, ARCHIVE_FILES.vectors), { yieldToRequests: false, onPinned: () => {} });
-  await copyRecordsAndKey(volume, dir);
+  let pinned!: (state?: string) => void;
+  const vectorsPinned = new Promise<string | undefined>((resolve) => (pinned = resolve));
+  let recordsTaken!: () => void;
+  const recordsTook = new Promise<void>((resolve) => (recordsTaken = resolve));
+  const vectorsCopied = chooseEngine(volume).snapshotVectors(volume, path.join(dir, ARCHIVE_FILES.vectors), { yieldToRequests: false, onPinned: pinned, recordsTaken: recordsTook });
+  vectorsCopied.catch(() => {}); // awaited below
+  try {
+    // The records from the state the vectors were pinned at (PostgreSQL holds it until the records have taken it).
+    await copyRecordsAndKey(volume, dir, await Promise.race([vectorsPinned, vectorsCopied.then(() => undefined)]));
+  } finally {
+    recordsTaken();
+    await vectorsCopied.catch(() => {});
+  }
+  await vectorsCopied;
   return { dir, ...(await describeSnapshot(volume, dir)) };
 }
 
@@ -24,9 +36,12 @@ export async function layOutSnapshot(volume: DataVolume, dir: string): Promise<v
   for (const rel of Object.values(ARCHIVE_FILES)) fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true, mode: 0o700 });
 }
 
-/** The records' copy and the key's, where the archive holds them; a key that is not the records' is refused. */
-export async function copyRecordsAndKey(volume: DataVolume, dir: string): Promise<void> {
-  await chooseEngine(volume).snapshotRecords(volume, { records: path.join(dir, ARCHIVE_FILES.db), key: path.join(dir, ARCHIVE_FILES.key) });
+/**
+ * The records' copy and the key's, where the archive holds them; a key that is not the records' is refused. `pinned`:
+ * the state the vectors' copy handed over (engine/engine.ts), to copy the records from.
+ */
+export async function copyRecordsAndKey(volume: DataVolume, dir: string, pinned?: string): Promise<void> {
+  await chooseEngine(volume).snapshotRecords(volume, { records: path.join(dir, ARCHIVE_FILES.db), key: path.join(dir, ARCHIVE_FILES.key) }, pinned);
 }
 
 /** What the manifest says about the staged copy of the records, read from the copy itself. */

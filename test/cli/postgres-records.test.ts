@@ -101,7 +101,6 @@ describe("the records commands on PostgreSQL (LDS_DATABASE_URL)", () => {
       [["search", "react"], "lds search"],
       [["context", "/example/repo", "hooks"], "lds context"],
       [["index", "rebuild"], "lds index rebuild"],
-      [["backup"], "lds backup"],
       [["secrets", "rotate-key"], "lds secrets rotate-key"],
     ];
     for (const [args, command] of cases) {

@@ -39,14 +39,15 @@ describe("the choice of a volume's engine", () => {
     expect(await import("node:fs").then((fs) => fs.existsSync(root))).toBe(false);
   });
 
-  it("lets only the server use PostgreSQL's search index (its replica's files); backups, restores and key rotation stay refused", () => {
+  it("lets only the server use PostgreSQL's search index (its replica's files), and only the command line back it up; restores and key rotation stay refused", () => {
     const engine = chooseEngine({ engine: { name: "postgres" } });
     expect(engine.notYet("search", "lds serve")).toBeUndefined();
+    expect(engine.notYet("snapshot", "lds backup")).toBeUndefined();
     expect(engine.sharedByReplicas).toBe(true);
     for (const [work, command] of [
       ["search", "lds search"],
       ["search", "lds ingest git"],
-      ["snapshot", "lds backup"],
+      ["snapshot", "backups of the server (scheduled, or asked for in the dashboard)"],
       ["restore", "lds restore"],
       ["keyRotation", "lds secrets rotate-key"],
     ] as const) {

@@ -9,8 +9,8 @@ const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
     instead: `On PostgreSQL search, ask for context and submit repositories through a serving replica's HTTP API (lds serve); the commands that need only the records work (lds init, teams, users, keys, admin create, libraries list, libraries metrics, libraries move, audit, connections) (docs/postgresql.md).`,
   },
   snapshot: {
-    needs: "a snapshot of the records into an archive",
-    instead: 'Back the database up with pg_dump meanwhile (docs/postgresql.md, "What works on PostgreSQL").',
+    needs: "backups run by the servers themselves, which replicas must agree on (one scheduled slot for all of them)",
+    instead: 'Back the database up from the command line meanwhile, from one host, to a destination every replica shares (docs/postgresql.md, "What works on PostgreSQL").',
   },
   restore: {
     needs: "an archive restored into the records",
@@ -29,9 +29,17 @@ const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
  */
 const SEARCHING_COMMANDS: ReadonlySet<string> = new Set(["lds serve"]);
 
+/**
+ * The commands that may snapshot the records on PostgreSQL: a command-line backup (lds backup, cron's lds-backup),
+ * which takes the backups' advisory lock. A server's own backups stay refused until its runner agrees with the other
+ * replicas on one slot (issue 34, "Replicas that agree").
+ */
+const SNAPSHOTTING_COMMANDS: ReadonlySet<string> = new Set(["lds backup"]);
+
 /** The refusal of `command` on PostgreSQL, or undefined when it can do `work` there. */
 export function notYetOnPostgres(work: EngineWork, command: string): LdsError | undefined {
   if (work === "search" && SEARCHING_COMMANDS.has(command)) return undefined;
+  if (work === "snapshot" && SNAPSHOTTING_COMMANDS.has(command)) return undefined;
   return refusalOnPostgres(work, command);
 }
 

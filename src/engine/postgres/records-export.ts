@@ -23,12 +23,14 @@ export interface ExportedRecords {
  * streams through `COPY (SELECT …) TO STDOUT` into the file's inserts, a chunk at a time (memory stays bounded
  * whatever a table's size). Sequential: the SQLite file has one writer, and it is the slower side (docs/postgresql.md).
  */
-export async function exportRecords(pool: pg.Pool, target: string): Promise<ExportedRecords> {
+export async function exportRecords(pool: pg.Pool, target: string, options: { snapshot?: string } = {}): Promise<ExportedRecords> {
   const connection = await openCopyConnection(pool);
   let writer: RecordsFileWriter | undefined;
   try {
     const exported = await connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async () => {
       const { sql, endpoint } = connection;
+      // Another transaction's snapshot (pg_export_snapshot), so that the records are the state the vectors were copied from.
+      if (options.snapshot !== undefined) await sql.run(`SET TRANSACTION SNAPSHOT ${snapshotLiteral(options.snapshot)}`);
       // bytea as hex (`\x…`), whatever the server's default: the form the parser reads.
       await sql.run("SET LOCAL bytea_output = 'hex'");
       const schema = (await sql.row<{ schema: string }>("SELECT current_schema() AS schema"))!.schema;
@@ -63,6 +65,12 @@ export async function exportRecords(pool: pg.Pool, target: string): Promise<Expo
   } finally {
     await connection.close();
   }
+}
+
+/** An exported snapshot's id as a literal (SET TRANSACTION SNAPSHOT takes no parameter): only the form PostgreSQL gives one. */
+function snapshotLiteral(id: string): string {
+  if (!/^[0-9A-F]+-[0-9A-F]+(-[0-9]+)?$/i.test(id)) throw new Error(`"${id}" is not a snapshot id pg_export_snapshot gives`);
+  return `'${id}'`;
 }
 
 /** Every PostgreSQL table has its place in the file, or is named as PostgreSQL's own: nothing is dropped unnoticed. */

@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import Database from "better-sqlite3";
 import { keyFingerprint } from "../../secrets/key-file.js";
 import { unseal } from "../../secrets/seal.js";
 import { FINGERPRINT_SETTING } from "../../store/sqlite/secrets-table.js";
@@ -22,5 +22,15 @@ export function keyMismatch(db: Database.Database, key: Buffer): string | null {
     return null;
   } catch {
     return "it does not unseal the secrets the database holds";
+  }
+}
+
+/** keyMismatch of a records file (a copy made for an archive), opened read-only for the question. */
+export function keyMismatchOfFile(file: string, key: Buffer): string | null {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return keyMismatch(db, key);
+  } finally {
+    db.close();
   }
 }
