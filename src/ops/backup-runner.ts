@@ -9,9 +9,10 @@ import type { BackupLockPurpose } from "../locks/volume-locks.js";
 import { delaypoint } from "../util/failpoint.js";
 import type { HeldLock } from "../locks/lock-file.js";
 import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
-import { backup, type BackupResult } from "./backup.js";
+import { backup, type BackupOptions, type BackupResult } from "./backup.js";
+import type { DatabaseSettings } from "../config/database-settings.js";
 import { configuredDestination } from "./configured-destination.js";
-import { action, setting } from "../hints.js";
+import { action } from "../hints.js";
 import { recordBackupRun } from "./backup-history.js";
 import { recordedProgress, sharedProgress, type BackupProgress, type Trigger } from "./backup-progress.js";
 import { claimSlot, dueTime, type Replica, type SlotKind } from "./backup-slots.js";
@@ -98,11 +99,15 @@ export interface BackupRunnerOptions {
    * backup's progress is recorded for every replica's status, and the schedule is re-read as other replicas change it.
    */
   replica?: Replica;
+  /** The volume's engine and database (config/database-settings.ts). @default SQLite in dataDir */
+  database?: DatabaseSettings;
+  /** The embedder whose vectors the records hold: an engine that writes the vector index's copy from its rows records it. */
+  embedder?: BackupOptions["embedder"];
 }
 
 /** The server's backups: the same `backup` use case and lock as `lds backup`, so cron and server never overlap. */
 export async function createBackupRunner(options: BackupRunnerOptions): Promise<BackupRunner> {
-  const { dataDir, store, logger, replica, lockBackups } = options;
+  const { dataDir, store, logger, replica, lockBackups, database, embedder } = options;
   let running: { controller: AbortController; promise: Promise<void>; progress: BackupProgress } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
@@ -144,10 +149,11 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
       try {
         await delaypoint("backup-under-way", 10_000);
         const config = await loadBackupConfig(store);
-        if (replica) refuseDataDirDestination(config);
-        const destination = await configuredDestination(config, dataDir, store);
+        const destination = await configuredDestination(config, dataDir, store, database);
         const result = await backup({
           dataDir,
+          database,
+          embedder,
           destination,
           gzip: config.compression === "gzip",
           encryption: config.encryption.recipients.length ? { recipients: config.encryption.recipients } : undefined,
@@ -295,7 +301,7 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
     try {
       await delaypoint("drill-under-way");
       const config = await loadBackupConfig(store);
-      const destination = await configuredDestination(config, dataDir, store);
+      const destination = await configuredDestination(config, dataDir, store, database);
       for await (const newest of destination.list()) {
         await drillArchive(store, logger, dataDir, destination, newest.name);
         return;
@@ -355,18 +361,6 @@ function backupRunning(progress: BackupProgress): LdsError {
 /** What of the configuration decides when backups and drills run: a change on another replica reschedules here. */
 function scheduleOf(config: BackupConfig): string {
   return JSON.stringify([scheduleCron(config), config.schedule.timezone, config.drill.schedule]);
-}
-
-/**
- * Replicas each have their own data directory: the default local destination (`<data-dir>/backups`) would scatter
- * the archives over them, and retention and drills would each see a part.
- */
-function refuseDataDirDestination(config: BackupConfig): void {
-  if (config.destination.type === "local" && !config.destination.path) {
-    throw new LdsError("validation_error", "Replicas share the records but not their data directories: backups to the default local destination (each replica's own backups folder) are refused.", {
-      hint: `Set ${setting("local.path")} to a directory every replica reaches, or back up to an S3 bucket.`,
-    });
-  }
 }
 
 function success(trigger: Trigger, startedAt: string, r: BackupResult): LastResult {

@@ -31,8 +31,8 @@ const SEARCHING_COMMANDS: ReadonlySet<string> = new Set(["lds serve"]);
 
 /**
  * The commands that may snapshot the records on PostgreSQL: a command-line backup (lds backup, cron's lds-backup),
- * which takes the backups' advisory lock. A server's own backups stay refused until its runner agrees with the other
- * replicas on one slot (issue 34, "Replicas that agree").
+ * which takes the backups' advisory lock. A server's own backups do not ask: its runner takes the same lock, and one
+ * replica claims each scheduled firing (ops/backup-slots.ts).
  */
 const SNAPSHOTTING_COMMANDS: ReadonlySet<string> = new Set(["lds backup"]);
 
