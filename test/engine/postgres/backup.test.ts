@@ -159,6 +159,10 @@ describe("lds backup on PostgreSQL (issue 34)", () => {
       expect(second.exitCode).toBe(5);
       expect(second.stderr).toMatch(new RegExp(`^Error: A backup of the database at 127\\.0\\.0\\.1:${postgres.port} is already running \\(lds backup, pid ${holder.pid} on `, "m"));
       expect(second.stderr).not.toContain(password);
+      // Pruning waits for no backup either: it takes the same lock, in the database.
+      const prune = await runCli("lds", ["backups", "prune", "--from", dest, "--keep", "1"], pgEnv(tempDir("lds-pg-cmd-")));
+      expect(prune.exitCode).toBe(5);
+      expect(prune.stderr).toMatch(/^Error: A backup of the database at .* is already running \(lds backup, pid /m);
     } finally {
       holder.kill("SIGKILL");
       await holder;
