@@ -1,24 +1,28 @@
 import { Cron } from "croner";
 import type { Logger } from "pino";
-import { loadBackupConfig, scheduleCron } from "./backup-config.js";
-import { dataVolume } from "../config/data-volume.js";
+import { loadBackupConfig, scheduleCron, type BackupConfig } from "./backup-config.js";
 import { isLdsError, LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import type { ArchiveWarning } from "../archive/archive-warnings.js";
 import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./scheduled-drill.js";
-
-/** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
-const DAILY_DRILL = "30 4 * * *";
-import { lockBackup } from "../locks/volume-locks.js";
+import type { BackupLockPurpose } from "../locks/volume-locks.js";
 import { delaypoint } from "../util/failpoint.js";
 import type { HeldLock } from "../locks/lock-file.js";
 import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
-import { backup, type BackupResult } from "./backup.js";
+import { backup, type BackupOptions, type BackupResult } from "./backup.js";
+import type { DatabaseSettings } from "../config/database-settings.js";
 import { configuredDestination } from "./configured-destination.js";
 import { action } from "../hints.js";
 import { recordBackupRun } from "./backup-history.js";
+import { recordedProgress, sharedProgress, type BackupProgress, type Trigger } from "./backup-progress.js";
+import { claimSlot, dueTime, type Replica, type SlotKind } from "./backup-slots.js";
 
-export type Trigger = "api" | "schedule";
+export type { Trigger };
+
+/** The daily drill's time: after the default daily backup (03:00), in the schedule's timezone. */
+const DAILY_DRILL = "30 4 * * *";
+/** How often a replica re-reads the schedule another replica may have changed (the one that saved it reschedules at once). */
+const SCHEDULE_POLL_MS = 5000;
 
 export interface LastResult {
   trigger: Trigger;
@@ -44,8 +48,10 @@ export interface LastResult {
 }
 
 export interface BackupStatus {
+  /** A backup runs: this server's, or with replicas any replica's (the one holding the backup lock). */
   running: boolean;
-  progress: { trigger: Trigger; startedAt: string; phase: string; bytes: number; totalBytes: number } | null;
+  /** With replicas, `replica` names the one running it ("host:pid"). */
+  progress: BackupProgress | null;
   nextRun: string | null;
   lastResult: LastResult | null;
   lastSkipped: { at: string; reason: string } | null;
@@ -58,7 +64,7 @@ export interface BackupStatus {
 
 export interface BackupRunner {
   /** Start a backup in the background; throws `backup_running` at once when one runs (here or in another process). */
-  start(trigger: Trigger): { startedAt: string };
+  start(trigger: Trigger): Promise<{ startedAt: string }>;
   status(): Promise<BackupStatus>;
   /** Re-read the schedule from the stored configuration: a change takes effect without a restart. */
   reschedule(): Promise<void>;
@@ -82,65 +88,122 @@ export interface BackupRunner {
 const LAST_RESULT = "backup.last_result";
 const LAST_SKIPPED = "backup.last_skipped";
 
-/** The server's backups: the same `backup` use case and backup.lock as `lds backup`, so cron and server never overlap. */
-export async function createBackupRunner(options: { dataDir: string; store: Store; logger: Logger; refused?: LdsError }): Promise<BackupRunner> {
-  const { dataDir, store, logger, refused } = options;
-  let running: { controller: AbortController; promise: Promise<void>; progress: NonNullable<BackupStatus["progress"]> } | null = null;
+export interface BackupRunnerOptions {
+  dataDir: string;
+  store: Store;
+  logger: Logger;
+  /** The engine's backup lock (SQLite: backup.lock; PostgreSQL: an advisory lock): `backup_running` when held. */
+  lockBackups(purpose: BackupLockPurpose): Promise<HeldLock>;
+  /**
+   * Set when several replicas share the records: each firing of a schedule is claimed by one replica, the running
+   * backup's progress is recorded for every replica's status, and the schedule is re-read as other replicas change it.
+   */
+  replica?: Replica;
+  /** The volume's engine and database (config/database-settings.ts). @default SQLite in dataDir */
+  database?: DatabaseSettings;
+  /** The embedder whose vectors the records hold: an engine that writes the vector index's copy from its rows records it. */
+  embedder?: BackupOptions["embedder"];
+}
+
+/** The server's backups: the same `backup` use case and lock as `lds backup`, so cron and server never overlap. */
+export async function createBackupRunner(options: BackupRunnerOptions): Promise<BackupRunner> {
+  const { dataDir, store, logger, replica, lockBackups, database, embedder } = options;
+  let running: { controller: AbortController; promise: Promise<void>; progress: BackupProgress } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
   let heldForRestore: HeldLock | null = null;
   /** A restore drill under way (scheduled or asked for): staging a restore would cut it off with the restart. */
   let drilling: { startedAt: string } | null = null;
+  let scheduled: string | null = null;
+  let schedulePoll: NodeJS.Timeout | null = null;
   const readJson = async <T>(name: string): Promise<T | null> => {
     const value = await store.settings.get(name);
     return value ? (JSON.parse(value) as T) : null;
   };
 
-  function start(trigger: Trigger): { startedAt: string } {
-    // An engine that cannot back up its volume yet (PostgreSQL): nothing is scheduled, and asking answers why.
-    if (refused) throw refused;
-    if (running) {
-      throw new LdsError("backup_running", `A backup started by ${running.progress.trigger} at ${running.progress.startedAt} is still running.`, {
-        hint: `Wait for it to finish; ${action("backup.status")} shows its progress.`,
-      });
-    }
+  async function start(trigger: Trigger): Promise<{ startedAt: string }> {
+    if (running) throw backupRunning(running.progress);
     if (heldForRestore) throw restoreBeingStaged();
-    // Taken before answering, so that a backup run by cron's lds-backup is reported as a conflict right away.
-    const lock = lockBackup(dataVolume(dataDir));
     const startedAt = new Date().toISOString();
     const controller = new AbortController();
-    const progress = { trigger, startedAt, phase: "starting", bytes: 0, totalBytes: 0 };
-    const promise = (async () => {
+    const progress: BackupProgress = { trigger, startedAt, phase: "starting", bytes: 0, totalBytes: 0, ...(replica ? { replica: replica.name } : {}) };
+    // Claimed before the lock's round trip: a second start here meanwhile is refused, not raced.
+    let ended!: () => void;
+    running = { controller, promise: new Promise<void>((resolve) => (ended = resolve)), progress };
+    let lock: HeldLock;
+    try {
+      // Taken before answering, so that a backup run elsewhere (cron's lds-backup, another replica) is a conflict now.
+      lock = await lockBackups("backup");
+    } catch (err) {
+      running = null;
+      ended();
+      throw replica && isLdsError(err, "backup_running") ? await runningElsewhere(err) : err;
+    }
+    const shared = replica ? sharedProgress(store, logger) : undefined;
+    // Recorded before answering: a replica asked for a backup now names this one.
+    await shared?.update(progress);
+    // With replicas the lock is held until the progress is cleared (through an after-backup drill): the others see
+    // "running" exactly while it is held, and a backup started elsewhere next is never cleared by this one's end.
+    const backupLock: HeldLock = replica ? { file: lock.file, setPurpose: (purpose) => lock.setPurpose(purpose), release: () => {} } : lock;
+    void (async () => {
       try {
+        await delaypoint("backup-under-way", 10_000);
         const config = await loadBackupConfig(store);
-        const destination = await configuredDestination(config, dataDir, store);
+        const destination = await configuredDestination(config, dataDir, store, database);
         const result = await backup({
           dataDir,
+          database,
+          embedder,
           destination,
           gzip: config.compression === "gzip",
           encryption: config.encryption.recipients.length ? { recipients: config.encryption.recipients } : undefined,
           keep: config.retention.keep ?? undefined,
-          lock,
+          lock: backupLock,
           signal: controller.signal,
-          onProgress: (p) => Object.assign(progress, p),
+          onProgress: (p) => void shared?.update(Object.assign(progress, p)),
         });
         await record(success(trigger, startedAt, result));
         logger.info({ archive: result.name, size: result.size, durationMs: result.durationMs, trigger }, "backup finished");
         if (config.drill.schedule === "after-backup") {
           progress.phase = "restore drill";
+          void shared?.update(progress);
           await drillArchive(store, logger, dataDir, destination, result.name);
         }
       } catch (err) {
-        lock.release();
+        await backupLock.release();
         const error = isLdsError(err) ? { code: err.code, message: err.message, hint: err.hint } : { code: "internal_error", message: (err as Error).message };
         await record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
         logger.error({ error, trigger }, "backup failed");
       } finally {
+        await shared?.clear();
+        if (replica) await lock.release();
         running = null;
+        ended();
       }
     })();
-    running = { controller, promise, progress };
     return { startedAt };
+  }
+
+  /** A backup of another replica holds the lock: named from the progress it records. */
+  async function runningElsewhere(err: LdsError): Promise<LdsError> {
+    const other = await recordedProgress(store).catch(() => null);
+    return other?.replica ? backupRunning(other) : err;
+  }
+
+  /**
+   * With replicas, the backup another replica runs: its recorded progress, if the backup lock is held. A replica that
+   * died mid-backup left its progress behind but no lock (its connection ended with it): nothing runs then.
+   */
+  async function progressElsewhere(): Promise<BackupProgress | null> {
+    const recorded = await recordedProgress(store);
+    if (!recorded) return null;
+    try {
+      await (await lockBackups("backup")).release();
+      return null;
+    } catch (err) {
+      if (isLdsError(err, "backup_running")) return recorded;
+      throw err;
+    }
   }
 
   function holdForRestore(): { release(): void } {
@@ -167,9 +230,26 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
     await recordBackupRun(store, result).catch((err: unknown) => logger.error({ err: String(err) }, "could not add the backup to the run history"));
   }
 
-  async function onSchedule(): Promise<void> {
+  /**
+   * With replicas every replica's cron fires: the one that claims the firing (by the time it was due) runs it, the
+   * others note who did. A claim that cannot be made (the database is unreachable) runs nothing: logged.
+   */
+  async function claimed(kind: SlotKind, due: Date): Promise<boolean> {
+    if (!replica) return true;
     try {
-      start("schedule");
+      const claim = await claimSlot(store, kind, due, replica);
+      if (claim.won) return true;
+      logger.info({ slot: due.toISOString(), replica: claim.holder }, `scheduled ${kind === "backup" ? "backup" : "restore drill"}: slot taken by replica ${claim.holder}`);
+    } catch (err) {
+      logger.error({ err: String(err), slot: due.toISOString() }, `could not claim the scheduled ${kind === "backup" ? "backup" : "restore drill"}'s slot; it runs at the next one`);
+    }
+    return false;
+  }
+
+  async function onSchedule(due: Date): Promise<void> {
+    if (!(await claimed("backup", due))) return;
+    try {
+      await start("schedule");
     } catch (err) {
       const reason = isLdsError(err) ? err.message : String(err);
       logger.warn({ reason }, "scheduled backup skipped");
@@ -178,19 +258,32 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   }
 
   async function reschedule(): Promise<void> {
-    if (refused) return;
     const config = await loadBackupConfig(store);
+    scheduled = scheduleOf(config);
     cron?.stop();
     cron = null;
     drillCron?.stop();
     drillCron = null;
     const expression = scheduleCron(config);
-    if (expression) cron = new Cron(expression, { timezone: config.schedule.timezone, protect: true }, () => void onSchedule());
-    if (config.drill.schedule === "daily") drillCron = new Cron(DAILY_DRILL, { timezone: config.schedule.timezone, protect: true }, () => void drillNewest());
+    if (expression) cron = new Cron(expression, { timezone: config.schedule.timezone, protect: true }, (self: Cron) => void onSchedule(dueTime(self)));
+    if (config.drill.schedule === "daily") drillCron = new Cron(DAILY_DRILL, { timezone: config.schedule.timezone, protect: true }, (self: Cron) => void scheduledDrill(dueTime(self)));
+  }
+
+  /** With replicas: a schedule saved on another replica is followed within the poll's interval. */
+  function followSchedule(): void {
+    schedulePoll = setInterval(() => {
+      void loadBackupConfig(store)
+        .then((config) => (scheduleOf(config) === scheduled ? undefined : reschedule()))
+        .catch((err: unknown) => logger.warn({ err: String(err) }, "could not re-read the backup schedule; the next poll tries again"));
+    }, SCHEDULE_POLL_MS);
+    schedulePoll.unref();
+  }
+
+  async function scheduledDrill(due: Date): Promise<void> {
+    if (await claimed("drill", due)) await drillNewest();
   }
 
   function startDrill(): void {
-    if (refused) throw refused;
     if (running)
       throw new LdsError("backup_running", "A backup is running: ask for the drill once it has finished (with drill.schedule after-backup, the backup drills its own archive).", {
         hint: `Wait for it to finish (${action("backup.status")}), then ask for the drill again.`,
@@ -208,7 +301,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
     try {
       await delaypoint("drill-under-way");
       const config = await loadBackupConfig(store);
-      const destination = await configuredDestination(config, dataDir, store);
+      const destination = await configuredDestination(config, dataDir, store, database);
       for await (const newest of destination.list()) {
         await drillArchive(store, logger, dataDir, destination, newest.name);
         return;
@@ -221,15 +314,17 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
   }
 
   await reschedule();
+  if (replica) followSchedule();
   return {
     start,
     holdForRestore,
     reschedule,
     status: async () => {
       const lastDrill = await readJson<DrillRecord>(LAST_DRILL);
+      const progress = running ? { ...running.progress } : replica ? await progressElsewhere() : null;
       return {
-        running: running !== null,
-        progress: running ? { ...running.progress } : null,
+        running: progress !== null,
+        progress,
         nextRun: cron?.nextRun()?.toISOString() ?? null,
         lastResult: await readJson<LastResult>(LAST_RESULT),
         lastSkipped: await readJson<BackupStatus["lastSkipped"]>(LAST_SKIPPED),
@@ -243,6 +338,7 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
       await running?.promise;
     },
     async close() {
+      if (schedulePoll) clearInterval(schedulePoll);
       cron?.stop();
       drillCron?.stop();
       if (running) {
@@ -253,6 +349,18 @@ export async function createBackupRunner(options: { dataDir: string; store: Stor
       heldForRestore = null;
     },
   };
+}
+
+function backupRunning(progress: BackupProgress): LdsError {
+  const where = progress.replica ? ` on replica ${progress.replica}` : "";
+  return new LdsError("backup_running", `A backup started by ${progress.trigger}${where} at ${progress.startedAt} is still running (${progress.phase}).`, {
+    hint: `Wait for it to finish; ${action("backup.status")} shows its progress.`,
+  });
+}
+
+/** What of the configuration decides when backups and drills run: a change on another replica reschedules here. */
+function scheduleOf(config: BackupConfig): string {
+  return JSON.stringify([scheduleCron(config), config.schedule.timezone, config.drill.schedule]);
 }
 
 function success(trigger: Trigger, startedAt: string, r: BackupResult): LastResult {

@@ -13,6 +13,7 @@ import { runHeavyWorkOffThread } from "../ops/heavy-work.js";
 import { allowCollectionPauses } from "../util/young-garbage.js";
 import { resourceStack } from "../util/resource-stack.js";
 import { createBackupRunner } from "../ops/backup-runner.js";
+import { thisReplica } from "../ops/backup-slots.js";
 import { createJobRunner } from "../ops/job-runner.js";
 import { createUsageRecorder } from "../ops/usage-recorder.js";
 import { rebuildInBackground } from "../ops/background-rebuild.js";
@@ -127,9 +128,16 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     // Replicas claim jobs under leases, and reclaim a dead one's once its lease passes.
     const jobs = await createJobRunner({ volume: opened, logger, gitPolicy, concurrency: settings.jobConcurrency, leaseMs: settings.jobLeaseMs, soleProcess: !engine.sharedByReplicas });
     resources.defer(() => jobs.close());
-    const backupsRefused = engine.notYet("snapshot", "backups of the server (scheduled, or asked for in the dashboard)");
-    if (backupsRefused) logger.warn({ hint: backupsRefused.hint }, `Backups are disabled: ${backupsRefused.message}`);
-    const runner = await createBackupRunner({ dataDir: volume.root, store: opened.store, logger, refused: backupsRefused });
+    // Replicas each run the schedule's cron: one claims each firing, and every one shows the running backup.
+    const runner = await createBackupRunner({
+      dataDir: volume.root,
+      store: opened.store,
+      logger,
+      lockBackups: (purpose) => engine.lockBackups(volume, purpose),
+      replica: engine.sharedByReplicas ? thisReplica() : undefined,
+      database: volume.engine,
+      embedder: { id: opened.embedder.id, dimensions: opened.embedder.dimensions },
+    });
     resources.defer(() => runner.close());
     let requestRestart: (reason: string) => void = () => {};
     const restartRequested = new Promise<string>((resolve) => (requestRestart = resolve));

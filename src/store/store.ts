@@ -281,6 +281,11 @@ export interface SettingStore {
    * values at once (replicas recording their key's fingerprint), exactly one wins and all answer the winner's.
    */
   putIfAbsent(key: string, value: string): Promise<string>;
+  /**
+   * Remove the settings named `prefix` + a suffix that sorts before `before` (by code point): the old rows of a series
+   * keyed by time (the claimed slots of scheduled backups, `prefix` + an ISO time). Answers how many were removed.
+   */
+  pruneBefore(prefix: string, before: string): Promise<number>;
   /** A sealed secret, unsealed. */
   secret(name: string): Promise<string | undefined>;
   hasSecret(name: string): Promise<boolean>;

@@ -30,7 +30,8 @@ const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
  */
 const DOABLE: Partial<Record<EngineWork, ReadonlySet<string>>> = {
   search: new Set(["lds serve"]),
-  // A command-line backup (lds backup, cron's lds-backup) takes the backups' advisory lock in the database.
+  // A command-line backup (lds backup, cron's lds-backup) takes the backups' advisory lock in the database; a server's
+  // own backups do not ask: its runner takes the same lock, and one replica claims each scheduled firing.
   snapshot: new Set(["lds backup"]),
   restore: new Set(["lds restore"]),
   keyRotation: new Set(["lds secrets rotate-key"]),

@@ -27,7 +27,7 @@ export const backupRoutes: FastifyPluginAsync<BackupRouteOptions> = async (app, 
   app.addHook("onRequest", requireAdmin(store));
 
   app.post<{ Reply: BackupStarted }>("/api/backup", async (_request, reply) => {
-    const { startedAt } = runner.start("api");
+    const { startedAt } = await runner.start("api");
     return reply.status(202).send({ started: true, startedAt, statusUrl: "/api/backup/status" });
   });
 

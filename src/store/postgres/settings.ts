@@ -24,6 +24,11 @@ export async function putSettingIfAbsent(sql: Sql, key: string, value: string): 
   return (await getSetting(sql, key))!;
 }
 
+/** COLLATE "C": code point order whatever the database's collation (a locale's would sort punctuation apart). */
+export async function pruneSettingsBefore(sql: Sql, prefix: string, before: string): Promise<number> {
+  return sql.run(`DELETE FROM settings WHERE key COLLATE "C" >= $1 AND key COLLATE "C" < $2`, [prefix, prefix + before]);
+}
+
 export async function deleteSetting(sql: Sql, key: string): Promise<void> {
   await sql.run("DELETE FROM settings WHERE key = $1", [key]);
 }
@@ -58,6 +63,7 @@ export function settingStore({ sql, transaction, key }: PgContext): SettingStore
     get: (name) => getSetting(sql, name),
     set: (name, value) => setSetting(sql, name, value),
     putIfAbsent: (name, value) => putSettingIfAbsent(sql, name, value),
+    pruneBefore: (prefix, before) => pruneSettingsBefore(sql, prefix, before),
     secret: (name) => getSecret(sql, key, name),
     hasSecret: async (name) => (await sql.row("SELECT 1 FROM secrets WHERE name = $1", [name])) !== undefined,
     // A setting and its secrets, all or nothing: a secret given is sealed, "" removes it, undefined keeps it.

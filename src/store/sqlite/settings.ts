@@ -10,6 +10,11 @@ export function putSettingIfAbsent(db: Database.Database, key: string, value: st
   return getSetting(db, key)!;
 }
 
+/** Keys compare as BINARY (SQLite's default): code point order for UTF-8. Every key in the range starts with `prefix`. */
+export function pruneSettingsBefore(db: Database.Database, prefix: string, before: string): number {
+  return db.prepare("DELETE FROM settings WHERE key >= ? AND key < ?").run(prefix, prefix + before).changes;
+}
+
 export function setSetting(db: Database.Database, key: string, value: string): void {
   db.prepare(
     `INSERT INTO settings (key, value) VALUES (?, ?)

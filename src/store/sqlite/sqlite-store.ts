@@ -148,6 +148,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       get: on(settings.getSetting),
       set: on(settings.setSetting),
       putIfAbsent: on(settings.putSettingIfAbsent),
+      pruneBefore: on(settings.pruneSettingsBefore),
       secret: sealed(secrets.getSecret),
       hasSecret: on(secrets.hasSecret),
       saveWithSecrets: sealed(secrets.saveSettingWithSecrets),

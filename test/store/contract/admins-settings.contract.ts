@@ -72,6 +72,20 @@ export function describeAdminsAndSettings(open: OpenStore): void {
       expect(await t.store.settings.get("race")).toBe(answers[0]);
     });
 
+    it("prunes the settings of a series keyed by time before a bound, and nothing outside the series", async () => {
+      for (const at of ["2026-11-27T23:00:00.000Z", "2026-11-28T00:00:00.000Z", "2026-11-28T01:00:00.000Z"]) await t.store.settings.set(`backup.slot.schedule.${at}`, "replica");
+      await t.store.settings.set("backup.slot.drill.2026-11-27T04:30:00.000Z", "replica");
+      // Keys that sort around the series' prefix: a shorter one, a longer family, and one a locale would mix in.
+      for (const key of ["backup.slot.schedule", "backup.slot.schedule-x", "backup.slot.schedulf", "backup.config"]) await t.store.settings.set(key, "kept");
+      expect(await t.store.settings.pruneBefore("backup.slot.schedule.", "2026-11-28T01:00:00.000Z")).toBe(2);
+      expect(await t.store.settings.get("backup.slot.schedule.2026-11-27T23:00:00.000Z")).toBeUndefined();
+      expect(await t.store.settings.get("backup.slot.schedule.2026-11-28T00:00:00.000Z")).toBeUndefined();
+      expect(await t.store.settings.get("backup.slot.schedule.2026-11-28T01:00:00.000Z")).toBe("replica");
+      expect(await t.store.settings.get("backup.slot.drill.2026-11-27T04:30:00.000Z")).toBe("replica");
+      for (const key of ["backup.slot.schedule", "backup.slot.schedule-x", "backup.slot.schedulf", "backup.config"]) expect(await t.store.settings.get(key)).toBe("kept");
+      expect(await t.store.settings.pruneBefore("backup.slot.schedule.", "2026-11-28T00:00:00.000Z")).toBe(0);
+    });
+
     it("saves a setting with its secrets: a value given is sealed, '' removes one, undefined keeps one", async () => {
       await t.store.settings.saveWithSecrets("s3", '{"bucket":"b"}', [
         { name: "s3:access", value: "AKIA-1" },

@@ -27,6 +27,11 @@ export function settingStore(tables: MemoryTables): SettingStore {
       if (!tables.settings.has(key)) tables.settings.set(key, value);
       return tables.settings.get(key)!;
     },
+    pruneBefore: async (prefix, before) => {
+      const old = [...tables.settings.keys()].filter((key) => key.startsWith(prefix) && key.slice(prefix.length) < before);
+      for (const key of old) tables.settings.delete(key);
+      return old.length;
+    },
     secret: async (name) => getSecret(tables, name),
     hasSecret: async (name) => tables.secrets.has(name),
     saveWithSecrets: async (key, value, secrets) => {

@@ -1,0 +1,158 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { startPostgres, type PostgresTestServer, type TestDatabase } from "../helpers/postgres-server.js";
+import { client, eventually, serverPid, startServer, type TestServer } from "../helpers/server.js";
+import { tempDirForFile } from "../helpers/temp.js";
+
+// Issue 34, "Done when" 3: three `lds serve` replicas on one PostgreSQL database. Every replica's cron fires; one
+// scheduled slot makes one archive; every replica shows the running backup and refuses a second; a replica that
+// stops or dies mid-backup lets go of it; a rate limit holds across replicas.
+let postgres: PostgresTestServer;
+let database: TestDatabase;
+let keyFile: string;
+/** The destination every replica reaches (not a data directory's own backups folder, which replicas do not share). */
+let shared: string;
+let replicas: Record<"a" | "b" | "c", TestServer & { dir: string; name: string; admin: ReturnType<typeof client> }>;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  database = await postgres.newDatabase();
+  keyFile = path.join(tempDirForFile(), "secret.key");
+  fs.writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+  shared = tempDirForFile("lds-shared-backups-");
+  const dirs = { a: tempDirForFile("lds-replica-a-"), b: tempDirForFile("lds-replica-b-"), c: tempDirForFile("lds-replica-c-") };
+  const init = await runCli("lds", ["init", "--email", "ops@example.com", "--json"], replicaEnv(dirs.a));
+  expect(init.exitCode, init.stderr).toBe(0);
+  // A and C keep each backup under way for 10 s (after taking the lock): long enough to look at it from elsewhere.
+  const slow = { LDS_FAILPOINT: "backup-under-way" };
+  const [a, b, c] = await Promise.all([startServer(dirs.a, { ...replicaEnv(dirs.a), ...slow }), startServer(dirs.b, replicaEnv(dirs.b)), startServer(dirs.c, { ...replicaEnv(dirs.c), ...slow })]);
+  const named = async (server: TestServer, dir: string) => {
+    const admin = client(server.url);
+    expect((await admin.login()).status).toBe(200);
+    return Object.assign(server, { dir, name: `${os.hostname()}:${serverPid(dir)}`, admin });
+  };
+  replicas = { a: await named(a, dirs.a), b: await named(b, dirs.b), c: await named(c, dirs.c) };
+}, 120_000);
+afterAll(async () => {
+  for (const replica of Object.values(replicas ?? {})) await replica.stop().catch(() => {});
+  await postgres?.stop();
+});
+
+/** A replica's environment: the shared database and key, its own data directory. */
+const replicaEnv = (dataDir: string) => ({
+  LDS_DATABASE_URL: database.url,
+  LDS_SECRET_KEY_FILE: keyFile,
+  LDS_DATA_DIR: dataDir,
+  LDS_RATE_LIMIT_UNAUTHENTICATED: "3",
+});
+
+const config = (extra: Record<string, unknown> = {}) => ({
+  destination: { type: "local", path: shared },
+  schedule: { preset: "off" },
+  retention: { keep: null },
+  compression: "none",
+  ...extra,
+});
+const status = async (replica: TestServer & { admin: ReturnType<typeof client> }) => (await replica.admin.get("/api/backup/status")).json;
+const archives = () => fs.readdirSync(shared).filter((name) => name.endsWith(".tar"));
+/** Every replica's status once no backup runs and the last result is the one `done` accepts. */
+const settled = (done: (result: { trigger: string; startedAt: string }) => boolean, among = Object.values(replicas)) =>
+  eventually(async () => {
+    const all = await Promise.all(among.map(status));
+    return all.every((s) => !s.running && s.lastResult && done(s.lastResult)) ? all : undefined;
+  }, 90_000);
+
+describe("backups of three replicas on one PostgreSQL database (issue 34)", () => {
+  it("one scheduled slot makes one archive: every replica's cron fires, one runs it, all agree on its result", async () => {
+    const { a, b, c } = replicas;
+    // Once, 20 s from now: saved on A, followed by B and C within their schedule poll (5 s).
+    const due = new Date(Math.ceil((Date.now() + 20_000) / 1000) * 1000);
+    const cron = `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} * * *`;
+    const saved = await a.admin.put("/api/backup/config", config({ schedule: { preset: "custom", cron, timezone: "UTC" } }));
+    expect(saved.status, saved.text).toBe(200);
+    for (const replica of [a, b, c]) await eventually(async () => (await status(replica)).nextRun === due.toISOString(), 15_000);
+
+    const [first, ...others] = await settled((result) => result.trigger === "schedule");
+    expect(first.lastResult, JSON.stringify(first.lastResult)).toMatchObject({ ok: true, trigger: "schedule" });
+    for (const other of others) expect(other.lastResult).toEqual(first.lastResult);
+    expect(Date.parse(first.lastResult.startedAt)).toBeGreaterThanOrEqual(due.getTime());
+    expect(archives()).toEqual([first.lastResult.archive]);
+    // The two that lost the slot say who took it, at info level; none says it skipped a backup.
+    const outputs = [a, b, c].map((replica) => replica.output());
+    const losers = outputs.filter((out) => out.includes("scheduled backup: slot taken by replica"));
+    expect(losers).toHaveLength(2);
+    const winner = [a, b, c].find((replica) => !replica.output().includes("scheduled backup: slot taken by replica"))!;
+    for (const out of losers) expect(out).toContain(`slot taken by replica ${winner.name}`);
+    for (const out of outputs) expect(out).not.toContain("scheduled backup skipped");
+
+    // The archive holds the records as a SQLite-made one does, and passes lds verify.
+    const verified = await runCli("lds", ["verify", path.join(shared, first.lastResult.archive)]);
+    expect(verified.exitCode, verified.stderr + verified.stdout).toBe(0);
+    expect((await a.admin.put("/api/backup/config", config())).status).toBe(200);
+    for (const replica of [a, b, c]) await eventually(async () => (await status(replica)).nextRun === null, 15_000);
+  }, 180_000);
+
+  it("a backup running on one replica shows on every replica, and a backup asked of another is refused naming it", async () => {
+    const { a, b, c } = replicas;
+    expect((await a.admin.put("/api/backup/config", config())).status).toBe(200);
+    const before = archives().length;
+    const started = await a.admin.post("/api/backup");
+    expect(started.status, started.text).toBe(202);
+    for (const replica of [b, c]) {
+      const seen = await status(replica);
+      expect(seen.running).toBe(true);
+      expect(seen.progress).toMatchObject({ trigger: "api", replica: a.name, startedAt: started.json.startedAt });
+    }
+    const refused = await b.admin.post("/api/backup");
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.error).toBe("backup_running");
+    expect(refused.json.message).toContain(`on replica ${a.name}`);
+    const all = await settled((result) => result.startedAt === started.json.startedAt);
+    expect(all[0].lastResult, JSON.stringify(all[0].lastResult)).toMatchObject({ ok: true, trigger: "api" });
+    expect(archives()).toHaveLength(before + 1);
+  }, 120_000);
+
+  it("a rate limit holds across replicas: requests with a bad key counted on one are refused on another", async () => {
+    const { a, b, c } = replicas;
+    const bad = { authorization: "Bearer lds_not-a-real-key" };
+    // LDS_RATE_LIMIT_UNAUTHENTICATED=3 per minute and address: three refusals counted on A and C, the fourth on B is over.
+    for (const replica of [a, c, a]) {
+      const response = await fetch(`${replica.url}/v2/libs/search?libraryName=x&query=y`, { headers: bad });
+      expect(response.status).toBe(401);
+    }
+    const limited = await fetch(`${b.url}/v2/libs/search?libraryName=x&query=y`, { headers: bad });
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { error: string }).error).toBe("rate_limit_exceeded");
+  }, 60_000);
+
+  it("a replica stopped mid-backup lets go of the lock, and one killed mid-backup is not shown running", async () => {
+    const { a, b, c } = replicas;
+    expect((await c.admin.post("/api/backup")).status).toBe(202);
+    expect((await status(b)).progress).toMatchObject({ replica: c.name });
+    await c.stop();
+    // C's close() interrupted its backup and released the lock: B may back up at once.
+    const next = await b.admin.post("/api/backup");
+    expect(next.status, next.text).toBe(202);
+    await settled((result) => result.startedAt === next.json.startedAt, [a, b]);
+
+    expect((await a.admin.post("/api/backup")).status).toBe(202);
+    expect((await status(b)).progress).toMatchObject({ replica: a.name });
+    a.child.kill("SIGKILL");
+    // A's progress stays recorded, but its lock went with its connection: nothing runs, and B may back up.
+    const idle = await eventually(async () => {
+      const seen = await status(b);
+      return seen.running ? undefined : seen;
+    }, 20_000);
+    expect(idle.progress).toBeNull();
+    const after = await b.admin.post("/api/backup");
+    expect(after.status, after.text).toBe(202);
+    await eventually(async () => {
+      const seen = await status(b);
+      return !seen.running && seen.lastResult?.startedAt === after.json.startedAt ? seen : undefined;
+    }, 60_000);
+  }, 180_000);
+});
