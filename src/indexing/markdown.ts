@@ -1,4 +1,7 @@
+import { readFrontMatter } from "./front-matter.js";
+import { withoutMarkupNoise, headingOf } from "./markup-noise.js";
 import type { Snippet } from "./snippet.js";
+import { piecesWithin } from "./snippet-size.js";
 
 /**
  * Prose of fewer words carries too little to be a snippet of its own. Counted in words, not characters: a short
@@ -8,12 +11,17 @@ const MIN_INFO_WORDS = 3;
 
 /**
  * Split Markdown into snippets: every fenced code block becomes a code snippet titled by its section heading and
- * described by the prose just before it; each section's prose becomes an info snippet.
+ * described by the prose just before it; each section's prose becomes an info snippet. Every snippet knows its
+ * page's title (the front matter's `title`, else the first level-1 heading, else the file's name), which search
+ * ranks with it. MDX and HTML noise is left out (markup-noise.ts), and so is the front matter. A section or code
+ * block larger than a snippet may be is cut at its paragraphs (snippet-size.ts), each piece under the same heading.
  */
 export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
   const snippets: Snippet[] = [];
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
-  let heading = titleFromPath(sourcePath);
+  const front = readFrontMatter(text.replace(/\r\n/g, "\n"));
+  const lines = withoutMarkupNoise(front.body.split("\n"));
+  const pageTitle = front.title ?? firstH1(lines) ?? titleFromPath(sourcePath);
+  let heading = pageTitle;
   let anchor: string | null = null;
   let prose: string[] = [];
   let lastParagraph = "";
@@ -21,7 +29,7 @@ export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
   const flushProse = () => {
     const body = prose.join("\n").trim();
     if (body.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length >= MIN_INFO_WORDS) {
-      snippets.push({ kind: "info", title: heading, description: firstSentence(body), language: null, content: body, sourcePath, anchor });
+      for (const piece of piecesWithin(body)) snippets.push({ kind: "info", title: heading, description: firstSentence(piece), language: null, content: piece, sourcePath, anchor, pageTitle });
     }
     prose = [];
   };
@@ -35,18 +43,18 @@ export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
       for (i++; i < lines.length && !lines[i]!.trimStart().startsWith(close); i++) code.push(lines[i]!);
       const content = code.join("\n").replace(/\s+$/, "");
       if (content.trim()) {
-        snippets.push({ kind: "code", title: heading, description: lastParagraph, language: fence[3] || null, content, sourcePath, anchor });
+        for (const piece of piecesWithin(content)) snippets.push({ kind: "code", title: heading, description: lastParagraph, language: fence[3] || null, content: piece, sourcePath, anchor, pageTitle });
         // That paragraph is the code's description now: the section's info snippet must not repeat it.
         if (lastParagraph) dropTrailingParagraph(prose);
       }
       lastParagraph = "";
       continue;
     }
-    const h = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
+    const h = headingOf(line);
     if (h) {
       flushProse();
-      heading = h[2]!.replace(/[`*_]/g, "");
-      anchor = slug(heading);
+      heading = h.title;
+      anchor = h.id ?? slug(heading);
       lastParagraph = "";
       continue;
     }
@@ -55,6 +63,19 @@ export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
   }
   flushProse();
   return snippets;
+}
+
+/** The first level-1 heading outside code, as a title. */
+function firstH1(lines: string[]): string | undefined {
+  let fence: string | null = null;
+  for (const line of lines) {
+    const mark = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (mark && (!fence || mark.startsWith(fence))) fence = fence ? null : mark;
+    if (fence) continue;
+    const h = headingOf(line);
+    if (h?.level === 1 && h.title) return h.title;
+  }
+  return undefined;
 }
 
 function dropTrailingParagraph(prose: string[]): void {

@@ -41,6 +41,7 @@ describe("parsing documentation", () => {
         content: "npm install widgets",
         sourcePath: "docs/guide.md",
         anchor: "installation",
+        pageTitle: "Widgets",
       },
       {
         kind: "code",
@@ -50,6 +51,7 @@ describe("parsing documentation", () => {
         content: "const w = new Widget({ size: 3 });",
         sourcePath: "docs/guide.md",
         anchor: "configure-the-size",
+        pageTitle: "Widgets",
       },
     ]);
     const info = snippets.filter((s) => s.kind === "info");

@@ -168,7 +168,7 @@ describe("GET /v2/context", () => {
     expect(Object.keys(r.json).sort()).toEqual(["codeSnippets", "infoSnippets"]);
     const [code] = r.json.codeSnippets;
     expect(code.codeId).toBe("docs/retries.md#exponential-backoff");
-    expect(code).toMatchObject({ codeTitle: "Exponential backoff", codeLanguage: "js", pageTitle: "retries" });
+    expect(code).toMatchObject({ codeTitle: "Exponential backoff", codeLanguage: "js", pageTitle: "Retries" });
     expect(code.codeDescription).toMatch(/jitter/);
     expect(code.codeList).toEqual([{ language: "js", code: expect.stringContaining("baseDelayMs: 200") }]);
     // The prose that describes a code block is not sent a second time as an info snippet (issue 11).
