@@ -185,7 +185,7 @@ export interface SearchLag {
   oldestMs: number | null;
   /** Whether the replica hears the records' notices now (else it polls). */
   listening: boolean;
-  /** False until the first catch-up ended. */
+  /** False until the first catch-up ended, and again while a lost notice stream is being caught up with (a database restart). */
   caughtUp: boolean;
 }
 

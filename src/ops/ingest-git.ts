@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LdsError } from "../errors.js";
 import { recordedFailure } from "./failure-reason.js";
-import { leaseWasLost } from "./job-lease.js";
+import { leaseWasLost, recordsUnreachable } from "./job-lease.js";
 import { collectDocuments } from "../indexing/collect.js";
 import { documentSnippets } from "../indexing/parse-documents.js";
 import { collectSourceSnippets } from "../indexing/source-code.js";
@@ -79,7 +79,7 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
     // A runner that lost the job's lease leaves the library to the runner holding the job now.
-    if (!leaseWasLost(err, options.signal)) await setState("failed", recordedFailure(err, options.volume.paths.root));
+    if (!leaseWasLost(err, options.signal) && !recordsUnreachable(err)) await setState("failed", recordedFailure(err, options.volume.paths.root));
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 import { recordedFailure } from "./failure-reason.js";
-import { leaseWasLost } from "./job-lease.js";
+import { leaseWasLost, recordsUnreachable } from "./job-lease.js";
 import { parseConfluenceStorage } from "../indexing/confluence-storage.js";
 import { replaceLibrarySnippets } from "../indexing/replace-snippets.js";
 import { fetchSpacePages, type WikiAuth } from "../sources/confluence.js";
@@ -52,7 +52,7 @@ export async function ingestWikiSpace(options: IngestWikiOptions): Promise<{ pag
     return { pages: pages.length, snippets: count };
   } catch (err) {
     // A runner that lost the job's lease leaves the library to the runner holding the job now.
-    if (!leaseWasLost(err, options.signal)) await setState("failed", recordedFailure(err, options.volume.paths.root));
+    if (!leaseWasLost(err, options.signal) && !recordsUnreachable(err)) await setState("failed", recordedFailure(err, options.volume.paths.root));
     throw err;
   }
 }

@@ -13,6 +13,15 @@ export function leaseWasLost(err: unknown, signal: AbortSignal | undefined): boo
   return isLost(err) || (signal?.aborted === true && isLost(signal.reason));
 }
 
+/**
+ * Whether a job stopped because the records could not be reached (a database restart): not the job's failure, and
+ * nothing can be recorded meanwhile anyway. The job is left under its lease, which passes without heartbeats, and a
+ * runner (this one or another replica) claims it again once the database answers.
+ */
+export function recordsUnreachable(err: unknown): boolean {
+  return err instanceof LdsError && err.code === "database_unreachable";
+}
+
 export interface LeaseKeeper {
   /** Aborted (its reason a lease_lost LdsError) once the lease is no longer this runner's. */
   readonly signal: AbortSignal;

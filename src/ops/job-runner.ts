@@ -5,7 +5,7 @@ import { describeFailure, LdsError } from "../errors.js";
 import type { GitUrlPolicy } from "../config/git-settings.js";
 import { checkRepositoryUrl } from "../sources/git-url.js";
 import type { ClaimedJob, Library } from "../store/records.js";
-import { keepLease, leaseWasLost, runnerOwnerId } from "./job-lease.js";
+import { keepLease, leaseWasLost, recordsUnreachable, runnerOwnerId } from "./job-lease.js";
 import { recordedFailure } from "./failure-reason.js";
 import { connectedGitAuth, type GitAuth } from "./git-connection.js";
 import { ingestGitRepository } from "./ingest-git.js";
@@ -111,9 +111,16 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
       });
       if (await finish(null)) log.info({ snippets: result.snippets, commit: result.commit, unchanged: result.unchanged }, "job finished");
     } catch (err) {
-      if (shutdown.signal.aborted) return log.info("job interrupted by shutdown; it runs again at the next start, or on another replica once its lease passes");
+      if (shutdown.signal.aborted) {
+        if (options.soleProcess) return log.info("job interrupted by shutdown; it runs again at the next start");
+        // Its lease ends now, so that another replica takes the job at once instead of after the lease.
+        keeper.stop();
+        const released = await store.jobs.renewLease(job.id, owner, 0).catch(() => false);
+        return log.info(released ? "job interrupted by shutdown; its lease was given up for another replica to take it now" : "job interrupted by shutdown; another replica takes it once its lease passes");
+      }
       // Logged by the lease keeper, or refused at publication: the runner holding the job now records its outcome.
       if (leaseWasLost(err, signal)) return log.warn("job stopped: this runner lost its lease; it is not finished here");
+      if (recordsUnreachable(err)) return log.warn({ reason: describeFailure(err) }, "job stopped: the database could not be reached; it runs again once its lease passes");
       const reason = describeFailure(err);
       if (!(await finish(reason))) return;
       // Failures before the ingestion started (it records its own) must not leave the library "queued" forever.
@@ -145,10 +152,14 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
           const heldSince = Date.now();
           const job = await store.jobs.claimNext(owner, leaseMs);
           if (!job) break;
-          const promise = run(job, heldSince).finally(() => {
-            running.delete(job.id);
-            void pump();
-          });
+          // A job's own errors are handled in run; one that escapes (its finish failed: the database went away) is
+          // logged here, never left to end the process as an unhandled rejection.
+          const promise = run(job, heldSince)
+            .catch((err: unknown) => logger.error({ job: job.id, err: describeFailure(err) }, "a job stopped without being finished; it runs again once its lease passes"))
+            .finally(() => {
+              running.delete(job.id);
+              void pump();
+            });
           running.set(job.id, promise);
         }
       } while (again && !closed);

@@ -9,6 +9,8 @@ export interface TestRepo {
 
 export interface GitServer {
   base: string;
+  /** The directory holding the bare repositories, at <owner>/<name>.git. */
+  root: string;
   requests: Array<{ url: string; authorized: boolean }>;
   /** From now on the private repositories take `token` instead (a host that stopped accepting the old one). */
   setToken(token: string): void;

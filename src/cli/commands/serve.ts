@@ -27,8 +27,11 @@ export async function run(argv: { dataDir?: string; host: string; port: number }
         resolve(EXIT.internal);
       }
     };
-    process.once("SIGTERM", () => void stop("SIGTERM", EXIT.ok));
-    process.once("SIGINT", () => void stop("SIGINT", EXIT.ok));
+    // `on`, not `once`: while the shutdown runs, a listener must stay. execa's cleanup (signal-exit, for a git child
+    // of a running job) re-sends the signal to this process when it finds itself the signal's last listener, which
+    // killed a replica mid-shutdown before its jobs' leases were given back. `stop` runs once whatever arrives.
+    process.on("SIGTERM", () => void stop("SIGTERM", EXIT.ok));
+    process.on("SIGINT", () => void stop("SIGINT", EXIT.ok));
     void server.restartRequested.then((reason) => {
       if (settings.supervised) {
         server.logger.warn({ reason }, `restarting: exiting with ${EXIT.restart} for the supervisor to start LDS again`);

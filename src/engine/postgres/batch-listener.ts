@@ -4,7 +4,7 @@ import { BATCH_CHANNEL } from "../../store/postgres/batch-notices.js";
 /**
  * `LISTEN lds_batches` on a connection of its own (a pooled connection goes back to the pool, and its LISTEN with
  * it), kept up: when the connection drops (a database restart, pg_terminate_backend, a network cut) it connects
- * again with backoff (100 ms doubling to 5 s) and says so through `onConnected`, since notices sent meanwhile were
+ * again with backoff (100 ms doubling to 2 s: a replica is not ready meanwhile) and says so through `onConnected`, since notices sent meanwhile were
  * lost and the follower must catch up. `onNotice` gets every notice; what it says is read again from the tables.
  */
 export interface BatchListener {
@@ -19,10 +19,12 @@ export interface ListenerOptions {
   onNotice: () => void;
   /** After each (re)connection, LISTEN in place. */
   onConnected: () => void;
+  /** The connection dropped: notices are lost until the next `onConnected`. */
+  onDropped?: () => void;
 }
 
 const FIRST_RETRY_MS = 100;
-const LAST_RETRY_MS = 5_000;
+const LAST_RETRY_MS = 2_000;
 
 /** Starts listening; a first connection that fails is retried like a dropped one (the poll covers the gap). */
 export function listenForBatches(options: ListenerOptions): BatchListener {
@@ -50,7 +52,10 @@ export function listenForBatches(options: ListenerOptions): BatchListener {
       if (dropped) return;
       dropped = true;
       void next.end().catch(() => {});
-      if (client === next) retry();
+      if (client === next) {
+        if (listening) options.onDropped?.();
+        retry();
+      }
     };
     // A dropped connection emits "error" (and then "end"): unhandled, "error" would end the process.
     next.on("error", drop);

@@ -31,7 +31,7 @@ export interface FollowerLag {
   batches: number;
   oldestMs: number | null;
   listening: boolean;
-  /** False until the first catch-up ended (for /api/ready). */
+  /** False until the first catch-up ended, and again from a dropped listening connection to the next catch-up (for /api/ready). */
   caughtUp: boolean;
 }
 
@@ -158,8 +158,10 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
         do {
           again = false;
           await sync();
+          // Caught up with the moment this catch-up began: notices that came meanwhile (jobs publishing) ask for
+          // another round, which must not keep a replica from being ready.
+          caughtUp = true;
         } while (again && !closed);
-        caughtUp = true;
       } finally {
         running = undefined;
       }
@@ -170,7 +172,15 @@ export function followBatches(mirror: SearchMirrorFiles, options: FollowerOption
     if (!closed) catchUp().catch((err: unknown) => options.onError?.(err));
   };
 
-  const listener: BatchListener = listenForBatches({ url: options.url, connectTimeoutMs: options.connectTimeoutMs ?? 5_000, onNotice: catchUpQuietly, onConnected: catchUpQuietly });
+  const listener: BatchListener = listenForBatches({
+    url: options.url,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    onNotice: catchUpQuietly,
+    onConnected: catchUpQuietly,
+    // Publications while the connection is down go unnoticed (a database restart): not caught up (/api/ready is
+    // 503) until the catch-up that follows the reconnection, or a poll, has ended.
+    onDropped: () => (caughtUp = false),
+  });
   const poll = setInterval(catchUpQuietly, options.pollMs ?? 5_000);
   poll.unref();
 

@@ -15,6 +15,11 @@ export async function inTransaction<T>(pool: pg.Pool, endpoint: { host: string; 
     throw translateError(err, endpoint);
   }
   let broken: Error | undefined;
+  // A connection lost while the transaction holds it (a database restart) emits "error" on the client, which the pool
+  // listens for only on idle clients: unhandled, it would end the process. The statement under way fails with it
+  // (database_unreachable), and the connection is destroyed at release instead of going back to the pool.
+  const lost = (err: Error) => (broken ??= err);
+  client.on("error", lost);
   try {
     const tx = sqlOn(client, endpoint);
     try {
@@ -27,6 +32,7 @@ export async function inTransaction<T>(pool: pg.Pool, endpoint: { host: string; 
       throw err;
     }
   } finally {
+    client.off("error", lost);
     client.release(broken);
   }
 }

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGitServer, type GitServer } from "../helpers/git-server.js";
+import { startPostgres, type PostgresTestServer } from "../helpers/postgres-server.js";
+import { docsOfSize, openDrill, referenceSnippetCount, sameRepositories, waitFor } from "./postgres-drill-fixture.js";
+
+// A clean stop (SIGTERM) of a replica mid-job gives the job's lease up (brief of issue 34's drills, part 4).
+let postgres: PostgresTestServer;
+let git: GitServer;
+
+beforeAll(async () => {
+  [postgres, git] = await Promise.all([startPostgres(), startGitServer("ghp_unused-token-for-private-repos")]);
+});
+afterAll(async () => {
+  await git?.close();
+  await postgres?.stop();
+});
+
+interface JobRow {
+  id: number;
+  state: string;
+  attempts: number;
+  owner: string | null;
+}
+
+describe("a replica stopped cleanly (SIGTERM) mid-job", () => {
+  it("gives its job's lease up: another replica takes the job at once, not after the lease, and it ends done", async () => {
+    const lease = 30_000;
+    const stopDrill = await openDrill(postgres, git, { LDS_JOB_LEASE_MS: String(lease) });
+    try {
+      // Jobs long enough to be stopped in the middle: many pages each.
+      const repos = await sameRepositories(git, "stop", "atlas", 2, docsOfSize(300));
+      const reference = await referenceSnippetCount(git, repos[0]!);
+      const replicas = await stopDrill.startReplicas(2);
+      const libraries = await stopDrill.submitAll(replicas, repos);
+      const runningOn = (pid: number) => stopDrill.query<JobRow>(`SELECT id, state, attempts, lease_owner AS owner FROM jobs WHERE state = 'running' AND lease_owner LIKE $1`, [`%:${pid}:%`]);
+      const victim = await waitFor(
+        async () => {
+          for (const replica of replicas) if ((await runningOn(replica.pid)).length > 0) return replica;
+          return undefined;
+        },
+        60_000,
+        "a replica runs a job",
+      );
+      const survivor = replicas.find((r) => r !== victim)!;
+      // SIGTERM and a wait for the exit (the helper's stop() lets execa SIGKILL a replica slower than 5 s to stop).
+      process.kill(victim.child.pid!, "SIGTERM");
+      await victim.child;
+      const stoppedAt = Date.now();
+      const given = await stopDrill.query<JobRow>(`SELECT id, state, attempts, lease_owner AS owner FROM jobs WHERE lease_owner LIKE $1 AND state <> 'done'`, [`%:${victim.pid}:%`]);
+      expect(given.length, "the replica was stopped while it ran a job").toBeGreaterThan(0);
+      // Taken by the survivor well before the 30 s lease would have passed.
+      await waitFor(
+        async () => {
+          const rows = await stopDrill.query<JobRow>(`SELECT id, state, attempts, lease_owner AS owner FROM jobs WHERE id = ANY($1::bigint[])`, [given.map((j) => j.id)]);
+          return rows.every((r) => r.owner?.includes(`:${survivor.pid}:`));
+        },
+        10_000,
+        "the survivor takes the job",
+      ).catch(async (err: Error) => {
+        const rows = await stopDrill.query(`SELECT id, state, attempts, lease_owner, lease_until, updated_at FROM jobs`);
+        const ended = await victim.child;
+        throw new Error(
+          `${err.message}: ${JSON.stringify(rows)}\nsurvivor ${survivor.pid}, victim ${victim.pid} (exit ${ended.exitCode}, signal ${ended.signal}):\n${victim.output().slice(-3000)}\n${String(ended.stderr).slice(-2000)}`,
+        );
+      });
+      const takenAfter = Date.now() - stoppedAt;
+      process.stdout.write(`the stopped replica's job was taken ${takenAfter} ms after the stop (lease ${lease} ms)\n`);
+      expect(takenAfter).toBeLessThan(10_000);
+      const jobs = await waitFor(
+        async () => {
+          const rows = await stopDrill.query<JobRow>(`SELECT id, state, attempts FROM jobs`);
+          return rows.every((r) => r.state === "done" || r.state === "failed") && rows;
+        },
+        120_000,
+        "the jobs end",
+        250,
+      );
+      expect(jobs.filter((j) => j.state !== "done")).toEqual([]);
+      const counts = await stopDrill.liveSnippetCounts();
+      expect(libraries.map((id) => counts.get(id))).toEqual([reference, reference]);
+    } finally {
+      await stopDrill.close();
+    }
+  }, 240_000);
+});
