@@ -70,7 +70,7 @@ export async function openDrill(postgres: PostgresTestServer, git: GitServer, ex
   let dirs = 0;
 
   const query = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => (await pool.query<T>(sql, params)).rows;
-  return {
+  const drill: Drill & { close(): Promise<void> } = {
     database,
     apiKey,
     startReplicas(count) {
@@ -98,7 +98,7 @@ export async function openDrill(postgres: PostgresTestServer, git: GitServer, ex
       const ids: string[] = [];
       for (let i = 0; i < repos.length; i += 8) {
         const slice = repos.slice(i, i + 8);
-        ids.push(...(await Promise.all(slice.map((repo, k) => this.submit(replicas[(i + k) % replicas.length]!, repo)))));
+        ids.push(...(await Promise.all(slice.map((repo, k) => drill.submit(replicas[(i + k) % replicas.length]!, repo)))));
       }
       return ids;
     },
@@ -116,6 +116,7 @@ export async function openDrill(postgres: PostgresTestServer, git: GitServer, ex
       await pool.end();
     },
   };
+  return drill;
 }
 
 /**
