@@ -74,7 +74,8 @@ function commands(cli: Argv, entry: Entry): Argv {
             .option("data-dir", dataDirOption)
             .option("database-url", {
               type: "string",
-              describe: "Restore into this PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DATABASE; default: $LDS_DATABASE_URL), every replica stopped",
+              describe:
+                "Restore into this PostgreSQL database (postgres://USER@HOST:PORT/DATABASE, the password from PGPASSWORD rather than the command line, which others can read; default: $LDS_DATABASE_URL), every replica stopped",
             })
             .option("yes", { type: "boolean", default: false, alias: "y", describe: "Do not ask for confirmation" })
             .option("json", json),

@@ -54,15 +54,16 @@ const refuse = (message: string, hint: string) => new LdsError("validation_error
 /**
  * The database settings of the CLI and the server, from their environment, parsed once: LDS_DATABASE_URL absent is
  * SQLite in the data directory (unchanged); present, the records are in that PostgreSQL database. A value that is set
- * but not usable is refused naming the variable, never repeating the URL (it holds the password).
+ * but not usable is refused naming the variable, never repeating the URL (it holds the password). `urlFrom` names where
+ * the URL came from when a command took it from an option instead (lds-restore's --database-url).
  */
-export function databaseSettingsFromEnv(env: NodeJS.ProcessEnv): DatabaseSettings {
+export function databaseSettingsFromEnv(env: NodeJS.ProcessEnv, urlFrom = "LDS_DATABASE_URL"): DatabaseSettings {
   const url = env.LDS_DATABASE_URL?.trim();
   if (!url) return SQLITE_DATABASE;
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (!parsed || !/^postgres(ql)?:$/.test(parsed.protocol)) {
     throw refuse(
-      "LDS_DATABASE_URL is not a PostgreSQL URL (it is not repeated here: it may hold a password).",
+      `${urlFrom} is not a PostgreSQL URL (it is not repeated here: it may hold a password).`,
       `Set ${setting("databaseUrl")} to postgres://USER:PASSWORD@HOST:PORT/DATABASE, or unset it to keep the records in SQLite in the data directory.`,
     );
   }

@@ -115,5 +115,11 @@ describe("cross-restore SQLite → PostgreSQL → SQLite (issue 34, done-when 4)
     expect(result.stderr).not.toContain("not-this-password");
     expect(fs.readFileSync(keyFile).equals(key)).toBe(true);
     expect(fs.readdirSync(path.dirname(keyFile))).toEqual(["secret.key"]);
+
+    // A value that is no PostgreSQL URL is refused naming the option it came from, never repeating it.
+    const garbled = await runCli("restore", [archive.path, "--database-url", "mysql://lds:s3cret@127.0.0.1/lds", "--yes"], { LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() });
+    expect(garbled.exitCode, garbled.stderr).toBe(2);
+    expect(garbled.stderr).toMatch(/^Error: --database-url is not a PostgreSQL URL/m);
+    expect(garbled.stderr).not.toContain("s3cret");
   }, 120_000);
 });

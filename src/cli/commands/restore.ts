@@ -20,7 +20,7 @@ type RestoreArgs = DestinationArgs & AgeArgs & { archive: string; yes: boolean; 
 
 export async function run(argv: RestoreArgs): Promise<number> {
   // --database-url chooses PostgreSQL as LDS_DATABASE_URL does, for this command only.
-  const database: DatabaseSettings = argv.databaseUrl ? databaseSettingsFromEnv({ ...process.env, LDS_DATABASE_URL: argv.databaseUrl }) : commandDatabase();
+  const database: DatabaseSettings = argv.databaseUrl ? databaseSettingsFromEnv({ ...process.env, LDS_DATABASE_URL: argv.databaseUrl }, "--database-url") : commandDatabase();
   requireEngineWork(chooseEngine({ engine: database }), "restore", "lds restore");
   const dataDir = resolveDataDir(argv.dataDir, process.env);
   const keys = keysFromArgs(argv);
