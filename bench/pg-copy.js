@@ -156,6 +156,7 @@ console.log("| command | seconds | peak RSS | size |\n|---|---|---|---|");
 console.log(`| lds backup --to DIR | ${f(c.backup.seconds)} | ${c.backup.rssMiB.toFixed(0)} MiB | ${c.archiveMiB.toFixed(0)} MiB archive |`);
 console.log(`| pg_dump -Fc | ${f(c.dump.seconds)} | ${c.dump.rssMiB.toFixed(0)} MiB | ${c.dumpMiB.toFixed(0)} MiB dump |`);
 console.log(`| lds-restore ARCHIVE --database-url URL --yes (fresh database) | ${f(c.restore.seconds)} | ${c.restore.rssMiB.toFixed(0)} MiB | ${c.restoredSnippets} snippets |`);
+console.log(`| lds verify ARCHIVE (the restore's extraction and checks alone; ${f(c.verify.inProcess)} s in the process) | ${f(c.verify.seconds)} | ${c.verify.rssMiB.toFixed(0)} MiB | |`);
 console.log(`| pg_restore -d (fresh database, one job) | ${f(c.pgRestore.seconds)} | ${c.pgRestore.rssMiB.toFixed(0)} MiB | |`);
 console.log(`lds backup / pg_dump: ${(c.backup.seconds / c.dump.seconds).toFixed(1)}x; lds-restore / pg_restore: ${(c.restore.seconds / c.pgRestore.seconds).toFixed(1)}x (target ≤ 2x)`);
 console.log(
@@ -169,6 +170,7 @@ console.log(
     backup: c.all.backup.map((s) => ({ seconds: s.seconds, rssMiB: s.rssMiB, phases: s.phases, spans: s.spans })),
     restore: c.all.restore.map((s) => ({ seconds: s.seconds, rssMiB: s.rssMiB, spans: s.spans })),
     dump: c.all.dump.map((s) => s.seconds),
+    verify: c.all.verify.map((s) => [s.seconds, s.inProcess]),
     pgRestore: c.all.pgRestore.map((s) => s.seconds),
   }),
 );

@@ -1,6 +1,7 @@
 // Backup and restore through LDS's commands (the built CLI, as an operator runs them on PostgreSQL) against
 // pg_dump -Fc and pg_restore of the same database, in turns (lds backup, pg_dump, lds-restore, pg_restore; then again)
-// so that a busy machine's drift falls on all four alike. Every restore goes into a database made for it (outside
+// so that a busy machine's drift falls on all four alike; `lds verify` of the archive, timed before each restore, is
+// the restore's extraction and checks alone. Every restore goes into a database made for it (outside
 // the timing) and dropped after. Both restores use one connection: LDS imports on one, pg_restore runs without -j.
 import fs from "node:fs";
 import path from "node:path";
@@ -40,7 +41,7 @@ export async function compareCommands({ cluster, database, keyFile, work, runs }
   const env = { LDS_DATABASE_URL: cluster.url(database), LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: dataDir };
   const toolsEnv = { PGPASSWORD: cluster.password };
   const connection = ["-h", cluster.host, "-p", String(cluster.port), "-U", cluster.user];
-  const samples = { backup: [], dump: [], restore: [], pgRestore: [] };
+  const samples = { backup: [], dump: [], verify: [], restore: [], pgRestore: [] };
   let archiveMiB = 0;
   let dumpMiB = 0;
   for (let run = 0; run < runs; run++) {
@@ -56,6 +57,10 @@ export async function compareCommands({ cluster, database, keyFile, work, runs }
     samples.dump.push(await measureAsync([path.join(cluster.bin, "pg_dump"), ...connection, "-Fc", "--schema=public", "-f", dump, database], toolsEnv));
     dumpMiB = fs.statSync(dump).size / 2 ** 20;
 
+    // The part of a restore that comes before PostgreSQL, alone: the same extraction and checks (extractAndCheck).
+    const verify = await measureAsync(["node", path.join(root, "bin/lds.js"), "verify", backupJson.path, "--json"], { LDS_DATA_DIR: dataDir });
+    samples.verify.push({ ...verify, inProcess: JSON.parse(verify.stdout).durationMs / 1000 });
+
     const ldsTarget = `lds_restored_${run}`;
     await onAdmin(cluster, [`CREATE DATABASE ${ldsTarget}`]);
     const restoreArgv = ["node", path.join(root, "bin/lds-restore.js"), backupJson.path, "--database-url", cluster.url(ldsTarget), "--yes", "--json"];
@@ -69,13 +74,16 @@ export async function compareCommands({ cluster, database, keyFile, work, runs }
     await onAdmin(cluster, [`DROP DATABASE ${ldsTarget}`, `DROP DATABASE ${pgTarget}`]);
     fs.rmSync(to, { recursive: true, force: true });
     fs.rmSync(dump, { force: true });
-    console.log(`turn ${run + 1}/${runs}: backup ${backup.result.seconds}s, pg_dump ${samples.dump.at(-1).seconds}s, lds-restore ${restore.result.seconds}s, pg_restore ${samples.pgRestore.at(-1).seconds}s`);
+    console.log(
+      `turn ${run + 1}/${runs}: backup ${backup.result.seconds}s, pg_dump ${samples.dump.at(-1).seconds}s, verify ${verify.seconds}s, lds-restore ${restore.result.seconds}s, pg_restore ${samples.pgRestore.at(-1).seconds}s`,
+    );
   }
   const of = (list) => ({ seconds: median(list.map((s) => s.seconds)), rssMiB: Math.max(...list.map((s) => s.rssMiB)) });
   const med = (list, pick) => median(list.map(pick).filter((v) => v !== null && v !== undefined));
   return {
     backup: of(samples.backup),
     dump: of(samples.dump),
+    verify: { ...of(samples.verify), inProcess: med(samples.verify, (s) => s.inProcess) },
     restore: of(samples.restore),
     pgRestore: of(samples.pgRestore),
     archiveMiB,
