@@ -4,16 +4,21 @@
 // identities, ANALYZE), side by side with pg_dump -Fc and pg_restore of the same records, in one run on a throwaway
 // cluster. Also timed: reading every table through COPY alone (PostgreSQL's side of an export, parsed, nothing
 // written), which says what reading in parallel (pg_export_snapshot) could save at most.
+// Then the same through LDS's commands on the same database (bench/lib/pg-commands.js): `lds backup --to DIR` against
+// pg_dump -Fc, `lds-restore ARCHIVE --database-url URL --yes` into a fresh database against pg_restore into another,
+// --runs turns (medians, peak RSS), with where the commands' time goes (the backup's phases, pg_stat_activity sampled).
 // Target (issue 34): ≤ 2x pg_dump/pg_restore, or where the time goes.
-// Usage: node bench/pg-copy.js [--snippets 100000]
+// Usage: node bench/pg-copy.js [--snippets 100000] [--runs 3]
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { arg, fresh } from "./lib/measure.js";
 import { startCluster } from "./lib/postgres-cluster.js";
+import { compareCommands } from "./lib/pg-commands.js";
 import { openVolume } from "../dist/volume/open-volume.js";
 import { sqliteDatabaseOf } from "../dist/engine/sqlite/open-databases.js";
 import { exportRecords } from "../dist/engine/postgres/records-export.js";
@@ -25,6 +30,7 @@ import { openPostgresStore } from "../dist/store/postgres/postgres-store.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const count = Number(arg("snippets", "100000"));
+const runs = Number(arg("runs", "3"));
 const work = fresh(path.join(here, ".work", "pg-copy"));
 const WORDS = Array.from({ length: 6000 }, (_, i) => ((i * 2654435761) % 4294967296).toString(36).slice(0, 3 + (i % 7)));
 let seed = 42;
@@ -79,6 +85,7 @@ await restoredDb.end();
 const pool = openPool({ url: cluster.url("bench") });
 await (await openPostgresStore({ pool, url: cluster.url("bench") }, Buffer.alloc(32, 1))).close();
 const rows = [];
+let commands;
 try {
   let since = performance.now();
   const { schema } = await importRecords(source, pool);
@@ -122,6 +129,12 @@ try {
     ["restore: importRecords → new schema", importSeconds, `from ${mib(source)} MiB lds.db`],
     ["restore: pg_restore", restoreSeconds, ""],
   );
+
+  // The commands: the volume's key is the one its records (and so the bench database's) were sealed with.
+  const keyFile = path.join(work, "secret.key");
+  fs.copyFileSync(path.join(work, "volume", "secret.key"), keyFile);
+  fs.chmodSync(keyFile, 0o600);
+  commands = await compareCommands({ cluster, database: "bench", keyFile, work, runs });
 } finally {
   await pool.end();
   cluster.stop();
@@ -130,3 +143,34 @@ console.log(`\nRecords copies, ${count.toLocaleString("en")} snippets (PostgreSQ
 console.log("| operation | seconds | size |\n|---|---|---|");
 for (const [name, s, size] of rows) console.log(`| ${name} | ${s.toFixed(2)} | ${size} |`);
 console.log(`export / pg_dump: ${(rows[0][1] / rows[2][1]).toFixed(1)}x; import / pg_restore: ${(rows[3][1] / rows[4][1]).toFixed(1)}x`);
+
+const c = commands;
+const f = (n) => n.toFixed(2);
+console.log(
+  `\nThe commands, ${count.toLocaleString("en")} snippets, ${runs} turns (medians; peak RSS the largest), load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} at the end`,
+);
+console.log("| command | seconds | peak RSS | size |\n|---|---|---|---|");
+console.log(`| lds backup --to DIR | ${f(c.backup.seconds)} | ${c.backup.rssMiB.toFixed(0)} MiB | ${c.archiveMiB.toFixed(0)} MiB archive |`);
+console.log(`| pg_dump -Fc | ${f(c.dump.seconds)} | ${c.dump.rssMiB.toFixed(0)} MiB | ${c.dumpMiB.toFixed(0)} MiB dump |`);
+console.log(`| lds-restore ARCHIVE --database-url URL --yes (fresh database) | ${f(c.restore.seconds)} | ${c.restore.rssMiB.toFixed(0)} MiB | ${c.restoredSnippets} snippets |`);
+console.log(`| lds verify ARCHIVE (the restore's extraction and checks alone; ${f(c.verify.inProcess)} s in the process) | ${f(c.verify.seconds)} | ${c.verify.rssMiB.toFixed(0)} MiB | |`);
+console.log(`| pg_restore -d (fresh database, one job) | ${f(c.pgRestore.seconds)} | ${c.pgRestore.rssMiB.toFixed(0)} MiB | |`);
+console.log(`lds backup / pg_dump: ${(c.backup.seconds / c.dump.seconds).toFixed(1)}x; lds-restore / pg_restore: ${(c.restore.seconds / c.pgRestore.seconds).toFixed(1)}x (target ≤ 2x)`);
+console.log(
+  `backup phases (medians): in the process ${f(c.backupPhases.inProcess)} s of ${f(c.backup.seconds)} s (the rest: node's start and exit), snapshot ${f(c.backupPhases.snapshot)} s (records and vectors exported, files hashed), write ${f(c.backupPhases.write)} s (tar to the destination); sampled COPY from ${c.backupCopy.firstCopyAt?.toFixed(1)} s to ${c.backupCopy.lastCopyAt?.toFixed(1)} s`,
+);
+console.log(
+  `restore, sampled (medians): first COPY at ${c.restoreCopy.firstCopyAt?.toFixed(1)} s (start, archive verified and extracted), last COPY at ${c.restoreCopy.lastCopyAt?.toFixed(1)} s, ANALYZE ${f(c.restoreCopy.analyze)} s, other SQL ${f(c.restoreCopy.otherSql)} s`,
+);
+console.log(
+  JSON.stringify({
+    backup: c.all.backup.map((s) => ({ seconds: s.seconds, rssMiB: s.rssMiB, phases: s.phases, spans: s.spans })),
+    restore: c.all.restore.map((s) => ({ seconds: s.seconds, rssMiB: s.rssMiB, spans: s.spans })),
+    dump: c.all.dump.map((s) => s.seconds),
+    verify: c.all.verify.map((s) => [s.seconds, s.inProcess]),
+    pgRestore: c.all.pgRestore.map((s) => s.seconds),
+  }),
+);
