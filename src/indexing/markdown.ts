@@ -19,7 +19,8 @@ const MIN_INFO_WORDS = 3;
 export function parseMarkdown(text: string, sourcePath: string): Snippet[] {
   const snippets: Snippet[] = [];
   const front = readFrontMatter(text.replace(/\r\n/g, "\n"));
-  const lines = withoutMarkupNoise(front.body.split("\n"));
+  // The extension tells MDX from Markdown: reStructuredText, notebooks and Confluence pages arrive here as Markdown.
+  const lines = withoutMarkupNoise(front.body.split("\n"), { mdx: /\.mdx$/i.test(sourcePath) });
   const pageTitle = front.title ?? firstH1(lines) ?? titleFromPath(sourcePath);
   let heading = pageTitle;
   let anchor: string | null = null;
