@@ -131,12 +131,6 @@ export interface SnapshotVectorsOptions {
    * (PostgreSQL's exporting transaction) holds it until then, at most a bounded while. Absent: nothing holds it.
    */
   recordsTaken?: Promise<void>;
-  /**
-   * The embedder whose vectors the records hold, for an engine that writes the vector index's copy anew (PostgreSQL:
-   * its vectors are rows): the copy records it, as a vector index does. Absent: recorded as unknown, so that a
-   * volume restored from it rebuilds its vectors rather than trust them.
-   */
-  embedder?: { id: string; dimensions: number };
 }
 
 /** The databases of a volume by what they hold (file paths for a file-based engine). */
@@ -225,6 +219,8 @@ export interface RecordsRestore {
   requeued: string[];
   /** Snippet vectors copied with the records. */
   vectors: number;
+  /** Set when the archive's vectors were not imported (another embedder's, or of unknown making): why. */
+  vectorsSkipped?: string;
   rows: Record<string, number>;
   /** Whether the key file now holds another key (the archive's), and where the one it held is kept. */
   key: { changed: boolean; file: string; keptAs: string | null };

@@ -9,7 +9,7 @@ import type { BackupLockPurpose } from "../locks/volume-locks.js";
 import { delaypoint } from "../util/failpoint.js";
 import type { HeldLock } from "../locks/lock-file.js";
 import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
-import { backup, type BackupOptions, type BackupResult } from "./backup.js";
+import { backup, type BackupResult } from "./backup.js";
 import type { DatabaseSettings } from "../config/database-settings.js";
 import { configuredDestination } from "./configured-destination.js";
 import { action } from "../hints.js";
@@ -101,13 +101,11 @@ export interface BackupRunnerOptions {
   replica?: Replica;
   /** The volume's engine and database (config/database-settings.ts). @default SQLite in dataDir */
   database?: DatabaseSettings;
-  /** The embedder whose vectors the records hold: an engine that writes the vector index's copy from its rows records it. */
-  embedder?: BackupOptions["embedder"];
 }
 
 /** The server's backups: the same `backup` use case and lock as `lds backup`, so cron and server never overlap. */
 export async function createBackupRunner(options: BackupRunnerOptions): Promise<BackupRunner> {
-  const { dataDir, store, logger, replica, lockBackups, database, embedder } = options;
+  const { dataDir, store, logger, replica, lockBackups, database } = options;
   let running: { controller: AbortController; promise: Promise<void>; progress: BackupProgress } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
@@ -153,7 +151,6 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
         const result = await backup({
           dataDir,
           database,
-          embedder,
           destination,
           gzip: config.compression === "gzip",
           encryption: config.encryption.recipients.length ? { recipients: config.encryption.recipients } : undefined,

@@ -26,11 +26,6 @@ export interface BackupOptions {
   dataDir: string;
   /** The engine and database the volume's records are in (config/database-settings.ts). @default SQLite in dataDir */
   database?: DatabaseSettings;
-  /**
-   * The embedder whose vectors the records hold (the server's LDS_EMBEDDINGS_*), for an engine that writes the vector
-   * index's copy from its rows (PostgreSQL); absent, such a copy is rebuilt on restore (engine/engine.ts).
-   */
-  embedder?: { id: string; dimensions: number };
   destination: Destination;
   /** Compress with gzip level 1. @default false (vectors barely compress; see docs/benchmarks.md) */
   gzip?: boolean;
@@ -121,7 +116,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
     const name = archiveName(createdAt, options.gzip ?? false, encrypted);
     staging = fs.mkdtempSync(path.join(volume.root, STAGING_PREFIX));
     options.onProgress?.({ phase: "snapshot", bytes: 0, totalBytes: 0 });
-    const manifest = await snapshotAndDescribe(volume, staging, createdAt, options.signal, options.embedder);
+    const manifest = await snapshotAndDescribe(volume, staging, createdAt, options.signal);
 
     const snapshotDone = Date.now();
     const totalBytes = manifest.files.reduce((sum, f) => sum + f.size, 0);
@@ -176,7 +171,7 @@ export async function backup(options: BackupOptions): Promise<BackupResult> {
  * why). lds.db is hashed on another thread while its libraries and canaries are read: neither copy nor hash waits
  * for the other file's.
  */
-async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal, embedder?: BackupOptions["embedder"]): Promise<Manifest> {
+async function snapshotAndDescribe(volume: DataVolume, staging: string, createdAt: Date, signal?: AbortSignal): Promise<Manifest> {
   const yieldToRequests = heavyWorkYieldsToRequests();
   const hash = (...rels: string[]) =>
     hashFilesInThread(
@@ -195,7 +190,6 @@ async function snapshotAndDescribe(volume: DataVolume, staging: string, createdA
     yieldToRequests,
     onPinned: pinned,
     recordsTaken: recordsTook,
-    ...(embedder ? { embedder } : {}),
   });
   try {
     vectorsCopied.catch(() => {}); // awaited below; a step that fails first must not leave it unhandled

@@ -136,7 +136,6 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       lockBackups: (purpose) => engine.lockBackups(volume, purpose),
       replica: engine.sharedByReplicas ? thisReplica() : undefined,
       database: volume.engine,
-      embedder: { id: opened.embedder.id, dimensions: opened.embedder.dimensions },
     });
     resources.defer(() => runner.close());
     let requestRestart: (reason: string) => void = () => {};

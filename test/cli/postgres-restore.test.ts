@@ -190,14 +190,16 @@ describe("lds-restore ARCHIVE --database-url URL (issue 34)", () => {
     await database.drop();
   }, 180_000);
 
-  it("restores the archive of an older release (0.1.0, schema 2): its copy migrated, the library being indexed queued, its vectors kept", async () => {
+  it("restores the archive of an older release (0.1.0, schema 2): its copy migrated, the library being indexed queued, its vectors of no known embedder left out", async () => {
     const database = await postgres.newDatabase();
     const keyFile = newKeyFile();
     const fixture = path.join(ROOT, "fixtures/archives/lds-0.1.0-schema2.tar");
     const result = await runCli("restore", [fixture, "--database-url", database.url, "--yes", "--json"], { LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() });
     expect(result.exitCode, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ migrated: true, requeued: ["/acme/gadgets"], vectors: 3, key: { changed: true } });
+    // Its vectors name no embedder (an older layout): not imported, as a SQLite restore rebuilds them rather than trust them.
+    expect(report).toMatchObject({ migrated: true, requeued: ["/acme/gadgets"], vectors: 0, key: { changed: true } });
+    expect(report.vectorsSkipped).toMatch(/made by an unknown or unfinished embedding and the database records no embedder: none were imported/);
     const rows = await postgres.asSuperuser(database.name, async (c) => ({
       version: (await c.query("SELECT max(version)::int AS v FROM public.schema_migrations")).rows[0].v,
       jobs: (await c.query("SELECT library_id, state FROM public.jobs ORDER BY library_id")).rows,
@@ -205,13 +207,43 @@ describe("lds-restore ARCHIVE --database-url URL (issue 34)", () => {
     }));
     expect(rows.version).toBeGreaterThanOrEqual(14);
     expect(rows.jobs).toContainEqual({ library_id: "/acme/gadgets", state: "queued" });
-    expect(rows.vectors).toBe(3);
+    expect(rows.vectors).toBe(0);
     // The restored records open with the key file the restore left.
     const listed = await runCli("lds", ["libraries", "list", "--json"], { LDS_DATABASE_URL: database.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() });
     expect(listed.exitCode, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).libraries.map((l: { id: string }) => l.id)).toContain("/acme/gadgets");
     await database.drop();
   }, 120_000);
+
+  it("imports none of an archive's vectors made by another embedder than the one the database records, and says so", async () => {
+    const source = await sqliteArchive();
+    const database = await postgres.newDatabase();
+    const keyFile = newKeyFile();
+    const env = { LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() };
+    // A database whose replicas embed with another model: opened once (its schema made), its vectors' maker recorded.
+    const opened = await runCli("lds", ["libraries", "list", "--json"], { ...env, LDS_DATABASE_URL: database.url });
+    expect(opened.exitCode, opened.stderr).toBe(0);
+    const other = JSON.stringify({ id: "other-model-8", dimensions: 8 });
+    await postgres.asSuperuser(database.name, (c) => c.query("INSERT INTO public.settings (key, value) VALUES ('vectors.embedder', $1)", [other]));
+
+    const result = await runCli("restore", [source.archive, "--database-url", database.url, "--yes", "--json"], env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.snippets).toBeGreaterThan(0);
+    expect(report.vectors).toBe(0);
+    expect(report.vectorsSkipped).toMatch(/made by hashing-v2-384 \(384 dimensions\) and the database's embedder is other-model-8 \(8 dimensions\): none were imported/);
+    const rows = await postgres.asSuperuser(database.name, async (c) => ({
+      vectors: (await c.query("SELECT count(*)::int AS n FROM public.snippet_vectors")).rows[0].n,
+      snippets: (await c.query("SELECT count(*)::int AS n FROM public.snippets")).rows[0].n,
+      maker: (await c.query("SELECT value FROM public.settings WHERE key = 'vectors.embedder'")).rows[0]?.value,
+    }));
+    expect(rows).toEqual({ vectors: 0, snippets: report.snippets, maker: other });
+    // The text report says it too.
+    const again = await runCli("restore", [source.archive, "--database-url", database.url, "--yes"], env);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^Vectors not restored: the archive's vectors were made by hashing-v2-384 .*none were imported/m);
+    await database.drop();
+  }, 180_000);
 
   it("a crash between the swap and the key's rename is finished by the next open; one before the swap leaves the live schema and key as they were", async () => {
     const fixture = path.join(ROOT, "fixtures/archives/lds-0.1.0-schema2.tar");

@@ -7,14 +7,10 @@ import { interruptSignal } from "../signals.js";
 import { encryptionFromArgs, type AgeArgs } from "../archive-keys.js";
 import { printWarnings, renderWarnings } from "../warnings.js";
 import { commandDatabase, requireCommandWork } from "../database.js";
-import { embeddingSettingsFromEnv } from "../../config/embedding-settings.js";
-import { embedderFor } from "../../vectors/embedder-for.js";
 
 export async function run(argv: DestinationArgs & AgeArgs & { to?: string; gzip: boolean; keep?: number; json: boolean }): Promise<number> {
   requireCommandWork("snapshot", "lds backup");
   const volume = dataVolume(resolveDataDir(argv.dataDir, process.env), commandDatabase());
-  // The server's embedder (the same LDS_EMBEDDINGS_*): a PostgreSQL backup records it in the vector index it writes.
-  const embedder = embedderFor(embeddingSettingsFromEnv(process.env));
   const encryption = await encryptionFromArgs(argv);
   const destination = await destinationFromArgs(argv.to, argv);
   const interrupt = interruptSignal();
@@ -23,7 +19,6 @@ export async function run(argv: DestinationArgs & AgeArgs & { to?: string; gzip:
     const result = await backup({
       dataDir: volume.root,
       database: volume.engine,
-      embedder: { id: embedder.id, dimensions: embedder.dimensions },
       destination,
       gzip: argv.gzip,
       keep: argv.keep,

@@ -22,6 +22,7 @@ export async function restoreIntoDatabase(options: RestoreOptions, database: Pos
         requeued: result.requeued,
         migrated: result.migrated,
         vectors: result.vectors,
+        ...(result.vectorsSkipped ? { vectorsSkipped: result.vectorsSkipped } : {}),
         snippets: result.rows.snippets ?? 0,
         key: result.key,
       }) + "\n",
@@ -32,6 +33,7 @@ export async function restoreIntoDatabase(options: RestoreOptions, database: Pos
     `Restored ${result.database} from ${result.archive} (created ${result.manifest.createdAt}): ${result.rows.snippets ?? 0} snippets, ${result.vectors} vectors.`,
     `The previous live schema is kept as ${result.previousSchema} (nothing was deleted). To go back, with every replica stopped: ${goBack}`,
   ];
+  if (result.vectorsSkipped) lines.push(`Vectors not restored: ${result.vectorsSkipped}.`);
   if (result.migrated) lines.push("The archive was of an older release: its copy was migrated to this release's schema before the import.");
   if (result.requeued.length) lines.push(`Queued for re-indexing (partial at backup time): ${result.requeued.join(", ")}`);
   if (result.key.changed) {

@@ -16,6 +16,7 @@ import { createVectorsFile, type SnippetVector, type VectorsFileWriter } from ".
 import { openCopyConnection, type CopyConnection } from "./copy-connection.js";
 import { poolSettingsOf, postgresSettingsOf } from "./open-postgres.js";
 import { exportRecords } from "./records-export.js";
+import { UNKNOWN_VECTORS_EMBEDDER, recordedVectorsEmbedder, type VectorsEmbedder } from "./vectors-embedder.js";
 
 /**
  * A backup of a PostgreSQL volume's records (issue 34, "Backup and restore: the same archive format"): the archive of
@@ -72,6 +73,8 @@ export async function snapshotPostgresVectors(volume: DataVolume, target: string
     await sql.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const snapshot = (await sql.row<{ id: string }>("SELECT pg_export_snapshot() AS id"))!.id;
     options.onPinned(snapshot);
+    // Read in the snapshot: the embedder the database records as the vectors' maker, never the command's own settings.
+    const recorded = await recordedVectorsEmbedder(sql);
     let after = 0;
     for (;;) {
       const rows = await sql.rows<{ id: number; library_id: string; version: string; batch: number; vector: Buffer }>(
@@ -80,8 +83,7 @@ export async function snapshotPostgresVectors(volume: DataVolume, target: string
         [after],
       );
       const vectors: SnippetVector[] = rows.map((r) => ({ snippetId: r.id, libraryId: r.library_id, version: r.version, batch: r.batch, vector: bytesToVector(r.vector) }));
-      // The embedder named by the caller; else one no volume has, so that a restore rebuilds these vectors rather than trust them.
-      writer ??= createVectorsFile(target, options.embedder ?? { id: "unknown (PostgreSQL backup)", dimensions: vectors[0]?.vector.length ?? 1 });
+      writer ??= createVectorsFile(target, vectorsLabel(recorded, vectors[0]?.vector.length));
       writer.add(vectors);
       if (rows.length < VECTORS_PER_READ) break;
       after = rows[rows.length - 1]!.id;
@@ -98,6 +100,15 @@ export async function snapshotPostgresVectors(volume: DataVolume, target: string
     await connection.close();
   }
   return hashed(target);
+}
+
+/**
+ * The embedder the database records, when its vectors have its dimensions; else one no volume has, so that a restore
+ * rebuilds these vectors rather than trust them.
+ */
+function vectorsLabel(recorded: VectorsEmbedder | undefined, dimensions: number | undefined): VectorsEmbedder {
+  if (recorded && (dimensions === undefined || dimensions === recorded.dimensions)) return recorded;
+  return { id: UNKNOWN_VECTORS_EMBEDDER, dimensions: dimensions ?? 1 };
 }
 
 /** Wait for the records' step to have taken the snapshot, at most HOLD_MS: an importer that never came fails by itself. */

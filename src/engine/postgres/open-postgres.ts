@@ -14,6 +14,7 @@ import type { Store } from "../../store/store.js";
 import type { OpenedDatabases, OpenOptions } from "../engine.js";
 import { startSearchReplica, type SearchReplica } from "./search-replica.js";
 import { holdServingLock, type ServingHold } from "./serving-hold.js";
+import { VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue } from "./vectors-embedder.js";
 
 /** The pool's settings from the volume's parsed database settings. */
 export function poolSettingsOf(settings: PostgresSettings): PoolSettings {
@@ -57,6 +58,9 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     await checkKeyBelongs(opened.store, key, settings);
     if (options.search !== false) {
       // Only the server opens the search side on PostgreSQL: it serves from here on, under the shared serving lock.
+      // The server writes the vectors (its ingestions): the first to open the database records which embedder makes
+      // them, which a backup labels the archive's vectors with and a restore checks (vectors-embedder.ts).
+      await opened.store.settings.putIfAbsent(VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue(options.embedder));
       hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))));
       replica = await startSearchReplica({
         pool,

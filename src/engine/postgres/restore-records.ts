@@ -4,13 +4,14 @@ import type { DataVolume } from "../../config/data-volume.js";
 import { LdsError, fromSystemError } from "../../errors.js";
 import { keyFingerprint, loadSharedKey } from "../../secrets/key-file.js";
 import { openPool, translateError } from "../../store/postgres/pool.js";
+import { sqlOn } from "../../store/postgres/sql.js";
 import { POSTGRES_SCHEMA_VERSION } from "../../store/postgres/schema.js";
 import { FINGERPRINT_SETTING } from "../../store/postgres/settings.js";
 import { failpoint } from "../../util/failpoint.js";
 import { exists } from "../../util/files.js";
 import type { ArchiveCopies, RecordsRestore } from "../engine.js";
 import { prepareRestoredDatabases } from "../sqlite/prepare-restored-db.js";
-import { migrateStagedRecords, readStagedVectors } from "../sqlite/staged-copies.js";
+import { migrateStagedRecords } from "../sqlite/staged-copies.js";
 import { databaseOfPool, endpointOfPool } from "./copy-connection.js";
 import { poolSettingsOf, postgresSettingsOf } from "./open-postgres.js";
 import { ident } from "./records-catalog.js";
@@ -19,7 +20,8 @@ import { servingReplicas, swapInRestoredSchema } from "./schema-swap.js";
 import { servedRefusal } from "./served-refusal.js";
 import { SERVING_LOCK } from "./serving-lock.js";
 import { checkKeyFolderWritable, dropNextKey, keepKeyAside, putNextKeyInPlace, stageNextKey } from "./shared-key-file.js";
-import { importVectors } from "./vectors-import.js";
+import { recordedVectorsEmbedder } from "./vectors-embedder.js";
+import { importArchiveVectors, type ArchiveVectorsImport } from "./vectors-import.js";
 
 const NOT_RESTORED = "the archive was not restored (the live schema and the key file are as they were)";
 
@@ -44,11 +46,12 @@ export async function restoreIntoPostgres(volume: DataVolume, copies: ArchiveCop
     await refuseWhileServed(pool, database);
     const requeued = prepareRestoredDatabases(copies.records.file, copies.vectors.file, partial);
     migrateStagedRecords(copies.records.file, POSTGRES_SCHEMA_VERSION);
-    let vectors = 0;
+    let vectors: ArchiveVectorsImport = { kept: 0 };
+    const recordedEmbedder = await recordedVectorsEmbedder(sqlOn(pool, settings.endpoint));
     const imported = await importRecords(copies.records.file, pool, {
       now,
       alsoInTransaction: async (connection, schema) => {
-        vectors = await importVectors(connection, schema, readStagedVectors(copies.vectors.file));
+        vectors = await importArchiveVectors(connection, schema, copies.vectors.file, recordedEmbedder);
         // The archive's records were checked against its key; an archive of a volume that never recorded the
         // fingerprint gets it now, so that every replica's key is checked against the archive's at start.
         await connection.sql.run(`INSERT INTO ${ident(schema)}.settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [FINGERPRINT_SETTING, keyFingerprint(archiveKey)]);
@@ -83,7 +86,16 @@ export async function restoreIntoPostgres(volume: DataVolume, copies: ArchiveCop
         });
       }
     }
-    return { database, liveSchema: live, previousSchema: previous, requeued, vectors, rows: imported.rows, key: { changed: keyChanges, file: settings.keyFile, keptAs: keptKey ?? null } };
+    return {
+      database,
+      liveSchema: live,
+      previousSchema: previous,
+      requeued,
+      vectors: vectors.kept,
+      vectorsSkipped: vectors.skipped,
+      rows: imported.rows,
+      key: { changed: keyChanges, file: settings.keyFile, keptAs: keptKey ?? null },
+    };
   } finally {
     await pool.end();
   }

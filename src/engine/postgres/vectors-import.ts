@@ -1,9 +1,11 @@
 import { once } from "node:events";
 import { from as copyFrom } from "pg-copy-streams";
-import type { StoredVector } from "../sqlite/staged-copies.js";
+import { readStagedVectors, type StoredVector } from "../sqlite/staged-copies.js";
+import { usableVectorsLabel } from "../sqlite/vectors-file-writer.js";
 import type { CopyConnection } from "./copy-connection.js";
 import { copyTextLine } from "./copy-text.js";
 import { ident } from "./records-catalog.js";
+import { UNKNOWN_VECTORS_EMBEDDER, VECTORS_EMBEDDER_SETTING, sameEmbedder, vectorsEmbedderValue, type VectorsEmbedder } from "./vectors-embedder.js";
 
 /** Vectors written to the COPY stream at once: bounded memory, few writes. */
 const VECTORS_PER_WRITE = 500;
@@ -50,4 +52,40 @@ export async function importVectors(connection: CopyConnection, schema: string, 
   );
   await sql.run(`ANALYZE ${ident(schema)}.snippet_vectors`);
   return kept;
+}
+
+/** What a restore did with an archive's vectors: those kept, or why none were imported. */
+export interface ArchiveVectorsImport {
+  kept: number;
+  /** Set when the archive's vectors were left out: what made them, and what happens instead. */
+  skipped?: string;
+}
+
+/**
+ * An archive's vectors into `schema` only when the embedder they are labelled with is the one the database records
+ * (`recorded`, read from the live schema before the import: its replicas' embedder), or, for a database that records
+ * none, when their label is a real embedder's (and then `schema` records it). Otherwise none are imported (a vector
+ * of another embedder would rank nonsense, or not fit the replicas' vector tables) and `skipped` says so. `schema`
+ * ends up recording the embedder of the vectors it may hold: the database's, else the imported ones', else none (the
+ * archive's own settings may carry its source database's record).
+ */
+export async function importArchiveVectors(connection: CopyConnection, schema: string, vectorsFile: string, recorded: VectorsEmbedder | undefined): Promise<ArchiveVectorsImport> {
+  const found = usableVectorsLabel(vectorsFile);
+  const label = found && found.id !== UNKNOWN_VECTORS_EMBEDDER ? found : undefined;
+  const fits = label !== undefined && (recorded === undefined || sameEmbedder(label, recorded));
+  const maker = recorded ?? label;
+  if (maker) {
+    await connection.sql.run(`INSERT INTO ${ident(schema)}.settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+      VECTORS_EMBEDDER_SETTING,
+      vectorsEmbedderValue(maker),
+    ]);
+  } else {
+    await connection.sql.run(`DELETE FROM ${ident(schema)}.settings WHERE key = $1`, [VECTORS_EMBEDDER_SETTING]);
+  }
+  if (!fits) {
+    const made = label ? `by ${label.id} (${label.dimensions} dimensions)` : "by an unknown or unfinished embedding";
+    const wanted = recorded ? `the database's embedder is ${recorded.id} (${recorded.dimensions} dimensions)` : "the database records no embedder";
+    return { kept: 0, skipped: `the archive's vectors were made ${made} and ${wanted}: none were imported, so the restored snippets are found by their words alone until their libraries are indexed again` };
+  }
+  return { kept: await importVectors(connection, schema, readStagedVectors(vectorsFile)) };
 }

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import Database from "better-sqlite3";
 import { LdsError, fromSystemError } from "../../errors.js";
 import { openVectorIndex, partitionOf, type VectorIndex } from "../../index/sqlite/vector-index.js";
 
@@ -58,4 +59,35 @@ export function createVectorsFile(file: string, embedder: { id: string; dimensio
       remove();
     },
   };
+}
+
+/**
+ * The embedder an archive's vectors.db says made its vectors, when the SQLite engine would use them as they are (its
+ * layout, the table complete: the vector index's own check, which a SQLite restore relies on to rebuild the others);
+ * undefined for a file that must be rebuilt (unknown maker, older layout, unfinished, no meta).
+ */
+export function usableVectorsLabel(file: string): { id: string; dimensions: number } | undefined {
+  let label: { id: string; dimensions: number } | undefined;
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw fromSystemError(err, file);
+  }
+  try {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vector_meta'").get()) return undefined;
+    const meta = new Map((db.prepare("SELECT key, value FROM vector_meta").all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]));
+    const id = meta.get("embedder");
+    const dimensions = Number(meta.get("dimensions"));
+    if (id !== undefined && Number.isInteger(dimensions) && dimensions > 0) label = { id, dimensions };
+  } finally {
+    db.close();
+  }
+  if (!label) return undefined;
+  const index = openVectorIndex(file, label);
+  try {
+    return index.stale ? undefined : label;
+  } finally {
+    index.close();
+  }
 }

@@ -7,6 +7,7 @@ import { afterEach, expect, it } from "vitest";
 import { dataVolume, type DataVolume } from "../../../src/config/data-volume.js";
 import { databaseSettingsFromEnv } from "../../../src/config/database-settings.js";
 import { postgresEngine } from "../../../src/engine/postgres/postgres-engine.js";
+import { VECTORS_EMBEDDER_SETTING } from "../../../src/engine/postgres/vectors-embedder.js";
 import { loadVectorExtension } from "../../../src/index/sqlite/vector-index.js";
 import { runHeavy, runHeavyWorkOffThread } from "../../../src/ops/heavy-work.js";
 import type { Store } from "../../../src/store/store.js";
@@ -69,6 +70,8 @@ async function sessions(pool: pg.Pool): Promise<string[]> {
 it("copies the vectors and, in the server's worker thread, the records from one exported snapshot: what is written after it is in neither", async () => {
   const { volume, pool, store, close } = await volumeWithRecords();
   try {
+    // The vectors' maker as the database records it (a server records its embedder at open): the copy is labelled with it.
+    await store.settings.set(VECTORS_EMBEDDER_SETTING, JSON.stringify(EMBEDDER));
     const before = await publishWithVectors(store, "/acme/widgets", 5);
     const target = staging();
     const idle = await sessions(pool);
@@ -77,7 +80,7 @@ it("copies the vectors and, in the server's worker thread, the records from one 
     const pinnedState = new Promise<string | undefined>((resolve) => (pinned = resolve));
     let taken!: () => void;
     const recordsTaken = new Promise<void>((resolve) => (taken = resolve));
-    const vectorsCopied = postgresEngine.snapshotVectors(volume, target.vectors, { yieldToRequests: true, onPinned: pinned, recordsTaken, embedder: EMBEDDER });
+    const vectorsCopied = postgresEngine.snapshotVectors(volume, target.vectors, { yieldToRequests: true, onPinned: pinned, recordsTaken });
     const state = await pinnedState;
     expect(state).toMatch(/^[0-9A-F]+-[0-9A-F]+(-[0-9]+)?$/);
 
@@ -126,7 +129,7 @@ it("ends the exporting transaction once the records say so, and an importer that
     const idle = await sessions(pool);
     let state: string | undefined;
     // Told at once that the records have taken it: the transaction ends as soon as the vectors are copied.
-    await postgresEngine.snapshotVectors(volume, target.vectors, { yieldToRequests: false, onPinned: (s) => (state = s), recordsTaken: Promise.resolve(), embedder: EMBEDDER });
+    await postgresEngine.snapshotVectors(volume, target.vectors, { yieldToRequests: false, onPinned: (s) => (state = s), recordsTaken: Promise.resolve() });
     await backTo(pool, idle);
     await expect(postgresEngine.snapshotRecords(volume, { records: target.records, key: target.key }, state)).rejects.toThrow(/snapshot/);
     expect(fs.existsSync(target.records)).toBe(false);

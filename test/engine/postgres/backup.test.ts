@@ -149,6 +149,27 @@ describe("lds backup on PostgreSQL (issue 34)", () => {
     }
   }, 180_000);
 
+  it("labels the archive's vectors with the embedder the database records (the server's), not the backing-up command's LDS_EMBEDDINGS_*", async () => {
+    const dest = tempDir("lds-pg-archives-");
+    // Another provider's settings in the command's environment (unreachable: a backup never embeds anything).
+    const foreign = { LDS_EMBEDDINGS_URL: "http://127.0.0.1:9/v1", LDS_EMBEDDINGS_MODEL: "foreign-model", LDS_EMBEDDINGS_DIMENSIONS: "8" };
+    const backup = await runCli("lds", ["backup", "--to", dest, "--json"], pgEnv(tempDir("lds-pg-cmd-"), foreign));
+    expect(backup.exitCode, backup.stderr).toBe(0);
+    const recorded = await inDatabase(async (c) => (await c.query("SELECT value FROM settings WHERE key = 'vectors.embedder'")).rows[0]?.value);
+    expect(JSON.parse(recorded)).toEqual({ id: "hashing-v2-384", dimensions: 384 });
+    const unpacked = tempDir("lds-pg-unpacked-");
+    await execa("tar", ["-xf", JSON.parse(backup.stdout).location, "-C", unpacked]);
+    const vectors = new Database(path.join(unpacked, "vectors", "vectors.db"), { readonly: true });
+    try {
+      loadVectorExtension(vectors);
+      const meta = Object.fromEntries((vectors.prepare("SELECT key, value FROM vector_meta").all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]));
+      expect(meta).toMatchObject({ layout: "2", complete: "1", embedder: "hashing-v2-384", dimensions: "384" });
+      expect(vectors.prepare("SELECT count(*) FROM vec_snippets").pluck().get()).toBeGreaterThan(0);
+    } finally {
+      vectors.close();
+    }
+  }, 120_000);
+
   it("runs one backup at a time across processes: a second one is refused naming the holder, who frees the lock by dying", async () => {
     const dest = tempDir("lds-pg-archives-");
     // A backup that holds the lock for a minute (util/failpoint.ts), from its own data directory (another host's, say).
