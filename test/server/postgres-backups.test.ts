@@ -222,6 +222,17 @@ describe("backups of three replicas on one PostgreSQL database (issue 34)", () =
     expect(await status(b)).toMatchObject({ running: false, progress: null, lastResult: before });
     expect(await progressRow()).toBe("");
     expect(await backupLockHolders()).toBe(0);
+
+    // A scheduled firing has no one to answer: it is recorded and logged as one failed backup, not as skipped.
+    const due = new Date(Math.ceil((Date.now() + 5_000) / 1000) * 1000);
+    const cron = `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} * * *`;
+    const failedBefore = b.output().split("backup failed").length;
+    const saved = await b.admin.put("/api/backup/config", config({ destination: { type: "local", path: null }, schedule: { preset: "custom", cron, timezone: "UTC" } }));
+    expect(saved.status, saved.text).toBe(200);
+    const [fired] = await settled((result) => result.trigger === "schedule" && Date.parse(result.startedAt) >= due.getTime(), [b]);
+    expect(fired.lastResult).toMatchObject({ ok: false, error: { code: "validation_error", message: refused.json.message } });
+    expect(b.output().split("backup failed").length - failedBefore).toBe(1);
+    expect(b.output()).not.toContain("scheduled backup skipped");
     expect((await b.admin.put("/api/backup/config", config())).status).toBe(200);
   }, 60_000);
 });
