@@ -63,6 +63,11 @@ export interface Engine {
    * while a restore is staged).
    */
   lockBackups(volume: DataVolume, purpose: BackupLockPurpose): Promise<HeldLock>;
+  /**
+   * For an engine shared by replicas: whether any process holds the backup lock, found without taking it (a status
+   * request that took it would refuse a backup started at that moment). Absent where the status needs no probe.
+   */
+  backupLockHeld?(volume: DataVolume): Promise<boolean>;
 
   /** Before a snapshot: the volume is whole (its databases and key exist), else data_dir_invalid. */
   checkWhole(volume: DataVolume): Promise<void>;

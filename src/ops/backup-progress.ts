@@ -55,3 +55,14 @@ export async function recordedProgress(store: Store): Promise<BackupProgress | n
   const value = await store.settings.get(PROGRESS);
   return value ? (JSON.parse(value) as BackupProgress) : null;
 }
+
+/**
+ * Empty the progress row a replica that died left behind (no process holds the backup lock), so that the status
+ * stops probing the lock for it. Emptied only if it still holds `stale`: a backup that started since (it takes the
+ * lock, then records its progress) keeps its row. Between that read and the write a new backup's first row may
+ * still be emptied: it records its progress again at its next phase.
+ */
+export async function clearStaleProgress(store: Store, stale: BackupProgress): Promise<void> {
+  const now = await store.settings.get(PROGRESS);
+  if (now === JSON.stringify(stale)) await store.settings.set(PROGRESS, "");
+}

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { loadBackupConfig, scheduleCron, type BackupConfig } from "./backup-config.js";
 import { isLdsError, LdsError } from "../errors.js";
 import type { Store } from "../store/store.js";
+import type { Destination } from "../destinations/destination.js";
 import type { ArchiveWarning } from "../archive/archive-warnings.js";
 import { drillArchive, drillWarnings, LAST_DRILL, type DrillRecord } from "./scheduled-drill.js";
 import type { BackupLockPurpose } from "../locks/volume-locks.js";
@@ -14,7 +15,7 @@ import type { DatabaseSettings } from "../config/database-settings.js";
 import { configuredDestination } from "./configured-destination.js";
 import { action } from "../hints.js";
 import { recordBackupRun } from "./backup-history.js";
-import { recordedProgress, sharedProgress, type BackupProgress, type Trigger } from "./backup-progress.js";
+import { clearStaleProgress, recordedProgress, sharedProgress, type BackupProgress, type Trigger } from "./backup-progress.js";
 import { claimSlot, dueTime, type Replica, type SlotKind } from "./backup-slots.js";
 
 export type { Trigger };
@@ -94,6 +95,8 @@ export interface BackupRunnerOptions {
   logger: Logger;
   /** The engine's backup lock (SQLite: backup.lock; PostgreSQL: an advisory lock): `backup_running` when held. */
   lockBackups(purpose: BackupLockPurpose): Promise<HeldLock>;
+  /** With replicas: whether any process holds the backup lock, read without taking it (Engine.backupLockHeld). */
+  backupLockHeld?(): Promise<boolean>;
   /**
    * Set when several replicas share the records: each firing of a schedule is claimed by one replica, the running
    * backup's progress is recorded for every replica's status, and the schedule is re-read as other replicas change it.
@@ -105,7 +108,7 @@ export interface BackupRunnerOptions {
 
 /** The server's backups: the same `backup` use case and lock as `lds backup`, so cron and server never overlap. */
 export async function createBackupRunner(options: BackupRunnerOptions): Promise<BackupRunner> {
-  const { dataDir, store, logger, replica, lockBackups, database } = options;
+  const { dataDir, store, logger, replica, lockBackups, backupLockHeld, database } = options;
   let running: { controller: AbortController; promise: Promise<void>; progress: BackupProgress } | null = null;
   let cron: Cron | null = null;
   let drillCron: Cron | null = null;
@@ -128,6 +131,21 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
     // Claimed before the lock's round trip: a second start here meanwhile is refused, not raced.
     let ended!: () => void;
     running = { controller, promise: new Promise<void>((resolve) => (ended = resolve)), progress };
+    let config: BackupConfig;
+    let destination: Destination;
+    try {
+      // Resolved before answering: a destination this volume refuses (its own folder, with a database replicas share)
+      // is the request's validation_error, not an accepted backup that fails in the background, every firing.
+      config = await loadBackupConfig(store);
+      destination = await configuredDestination(config, dataDir, store, database);
+    } catch (err) {
+      running = null;
+      ended();
+      if (trigger === "api") throw err;
+      // A firing has no one to answer: recorded and logged as a failed backup, as a failure in the run is.
+      await failed(trigger, startedAt, err);
+      return { startedAt };
+    }
     let lock: HeldLock;
     try {
       // Taken before answering, so that a backup run elsewhere (cron's lds-backup, another replica) is a conflict now.
@@ -146,8 +164,6 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
     void (async () => {
       try {
         await delaypoint("backup-under-way", 10_000);
-        const config = await loadBackupConfig(store);
-        const destination = await configuredDestination(config, dataDir, store, database);
         const result = await backup({
           dataDir,
           database,
@@ -168,9 +184,7 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
         }
       } catch (err) {
         await backupLock.release();
-        const error = isLdsError(err) ? { code: err.code, message: err.message, hint: err.hint } : { code: "internal_error", message: (err as Error).message };
-        await record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
-        logger.error({ error, trigger }, "backup failed");
+        await failed(trigger, startedAt, err);
       } finally {
         await shared?.clear();
         if (replica) await lock.release();
@@ -181,6 +195,13 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
     return { startedAt };
   }
 
+  /** A backup that failed: its outcome recorded for the status and history, and logged. */
+  async function failed(trigger: Trigger, startedAt: string, err: unknown): Promise<void> {
+    const error = isLdsError(err) ? { code: err.code, message: err.message, hint: err.hint } : { code: "internal_error", message: (err as Error).message };
+    await record({ trigger, startedAt, finishedAt: new Date().toISOString(), ok: false, durationMs: Date.now() - Date.parse(startedAt), error });
+    logger.error({ error, trigger }, "backup failed");
+  }
+
   /** A backup of another replica holds the lock: named from the progress it records. */
   async function runningElsewhere(err: LdsError): Promise<LdsError> {
     const other = await recordedProgress(store).catch(() => null);
@@ -188,19 +209,16 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
   }
 
   /**
-   * With replicas, the backup another replica runs: its recorded progress, if the backup lock is held. A replica that
-   * died mid-backup left its progress behind but no lock (its connection ended with it): nothing runs then.
+   * With replicas, the backup another replica runs: its recorded progress, if the backup lock is held (looked up, not
+   * taken: taking it would refuse a backup started at that moment). A replica that died mid-backup left its progress
+   * behind but no lock (its connection ended with it): nothing runs then, and the stale row is cleared.
    */
   async function progressElsewhere(): Promise<BackupProgress | null> {
     const recorded = await recordedProgress(store);
-    if (!recorded) return null;
-    try {
-      await (await lockBackups("backup")).release();
-      return null;
-    } catch (err) {
-      if (isLdsError(err, "backup_running")) return recorded;
-      throw err;
-    }
+    if (!recorded || !backupLockHeld) return null;
+    if (await backupLockHeld()) return recorded;
+    await clearStaleProgress(store, recorded);
+    return null;
   }
 
   function holdForRestore(): { release(): void } {

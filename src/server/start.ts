@@ -134,6 +134,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       store: opened.store,
       logger,
       lockBackups: (purpose) => engine.lockBackups(volume, purpose),
+      backupLockHeld: engine.backupLockHeld?.bind(engine, volume),
       replica: engine.sharedByReplicas ? thisReplica() : undefined,
       database: volume.engine,
     });

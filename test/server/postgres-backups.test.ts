@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { startPostgres, type PostgresTestServer, type TestDatabase } from "../helpers/postgres-server.js";
@@ -16,7 +17,8 @@ let database: TestDatabase;
 let keyFile: string;
 /** The destination every replica reaches (not a data directory's own backups folder, which replicas do not share). */
 let shared: string;
-let replicas: Record<"a" | "b" | "c", TestServer & { dir: string; name: string; admin: ReturnType<typeof client> }>;
+type Replica = TestServer & { dir: string; name: string; admin: ReturnType<typeof client> };
+let replicas: Record<"a" | "b" | "c", Replica>;
 
 beforeAll(async () => {
   postgres = await startPostgres();
@@ -30,17 +32,35 @@ beforeAll(async () => {
   // A and C keep each backup under way for 10 s (after taking the lock): long enough to look at it from elsewhere.
   const slow = { LDS_FAILPOINT: "backup-under-way" };
   const [a, b, c] = await Promise.all([startServer(dirs.a, { ...replicaEnv(dirs.a), ...slow }), startServer(dirs.b, replicaEnv(dirs.b)), startServer(dirs.c, { ...replicaEnv(dirs.c), ...slow })]);
-  const named = async (server: TestServer, dir: string) => {
-    const admin = client(server.url);
-    expect((await admin.login()).status).toBe(200);
-    return Object.assign(server, { dir, name: `${os.hostname()}:${serverPid(dir)}`, admin });
-  };
   replicas = { a: await named(a, dirs.a), b: await named(b, dirs.b), c: await named(c, dirs.c) };
 }, 120_000);
 afterAll(async () => {
   for (const replica of Object.values(replicas ?? {})) await replica.stop().catch(() => {});
   await postgres?.stop();
 });
+
+/** A started server as a replica of the tests: its data directory, its name in messages, an admin session. */
+async function named(server: TestServer, dir: string): Promise<Replica> {
+  const admin = client(server.url);
+  expect((await admin.login()).status).toBe(200);
+  return Object.assign(server, { dir, name: `${os.hostname()}:${serverPid(dir)}`, admin });
+}
+
+/** SQL on the replicas' database, as the test sees it (not through LDS). */
+async function inDatabase<T>(work: (db: pg.Client) => Promise<T>): Promise<T> {
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  try {
+    return await work(db);
+  } finally {
+    await db.end();
+  }
+}
+/** Sessions holding the backup lock (engine/postgres/serving-lock.ts BACKUP_LOCK, 0x4c445303). */
+const backupLockHolders = () =>
+  inDatabase(async (db) => (await db.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1 AND objsubid = 1", [0x4c445303])).rowCount ?? 0);
+/** The running backup's progress as recorded for every replica ("" once cleared). */
+const progressRow = () => inDatabase(async (db) => (await db.query<{ value: string }>("SELECT value FROM settings WHERE key = 'backup.progress'")).rows[0]?.value ?? "");
 
 /** A replica's environment: the shared database and key, its own data directory. */
 const replicaEnv = (dataDir: string) => ({
@@ -155,4 +175,64 @@ describe("backups of three replicas on one PostgreSQL database (issue 34)", () =
       return !seen.running && seen.lastResult?.startedAt === after.json.startedAt ? seen : undefined;
     }, 60_000);
   }, 180_000);
+
+  it("a killed replica's stale progress is probed without taking the backup lock, cleared, and never refuses a backup", async () => {
+    const { b } = replicas;
+    const dirs = { d: tempDirForFile("lds-replica-d-"), e: tempDirForFile("lds-replica-e-") };
+    // D keeps its backup under way to be killed in it; E would hold the backup lock for a minute had its status taken it.
+    const [d, e] = await Promise.all([
+      startServer(dirs.d, { ...replicaEnv(dirs.d), LDS_FAILPOINT: "backup-under-way" }).then((server) => named(server, dirs.d)),
+      startServer(dirs.e, { ...replicaEnv(dirs.e), LDS_FAILPOINT: "backup-holding-lock" }).then((server) => named(server, dirs.e)),
+    ]);
+    try {
+      expect((await b.admin.put("/api/backup/config", config())).status).toBe(200);
+      const started = await d.admin.post("/api/backup");
+      expect(started.status, started.text).toBe(202);
+      d.child.kill("SIGKILL");
+      await eventually(async () => (await backupLockHolders()) === 0, 20_000);
+      expect(JSON.parse(await progressRow())).toMatchObject({ replica: d.name, startedAt: started.json.startedAt });
+
+      // E's status, watched from the database while it is asked: the lock is never taken, nothing runs, the row is cleared.
+      let answered = false;
+      const polled = status(e).finally(() => (answered = true));
+      let taken = 0;
+      while (!answered) taken = Math.max(taken, await backupLockHolders());
+      const seen = await polled;
+      expect(taken).toBe(0);
+      expect(seen).toMatchObject({ running: false, progress: null });
+      expect(await progressRow()).toBe("");
+
+      // A backup asked of B while E's status is polled starts.
+      const [next] = await Promise.all([b.admin.post("/api/backup"), status(e), status(e)]);
+      expect(next.status, next.text).toBe(202);
+      await settled((result) => result.startedAt === next.json.startedAt, [b, e]);
+    } finally {
+      await Promise.all([d.stop().catch(() => {}), e.stop().catch(() => {})]);
+    }
+  }, 180_000);
+
+  it("the default destination (a replica's own folder) is refused when the backup is asked for, and nothing runs", async () => {
+    const { b } = replicas;
+    const before = (await status(b)).lastResult;
+    expect((await b.admin.put("/api/backup/config", config({ destination: { type: "local", path: null } }))).status).toBe(200);
+    const refused = await b.admin.post("/api/backup");
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.error).toBe("validation_error");
+    expect(refused.json.message).toContain(`The default backup destination ${path.join(b.dir, "backups")} is this replica's own folder`);
+    expect(await status(b)).toMatchObject({ running: false, progress: null, lastResult: before });
+    expect(await progressRow()).toBe("");
+    expect(await backupLockHolders()).toBe(0);
+
+    // A scheduled firing has no one to answer: it is recorded and logged as one failed backup, not as skipped.
+    const due = new Date(Math.ceil((Date.now() + 5_000) / 1000) * 1000);
+    const cron = `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} * * *`;
+    const failedBefore = b.output().split("backup failed").length;
+    const saved = await b.admin.put("/api/backup/config", config({ destination: { type: "local", path: null }, schedule: { preset: "custom", cron, timezone: "UTC" } }));
+    expect(saved.status, saved.text).toBe(200);
+    const [fired] = await settled((result) => result.trigger === "schedule" && Date.parse(result.startedAt) >= due.getTime(), [b]);
+    expect(fired.lastResult).toMatchObject({ ok: false, error: { code: "validation_error", message: refused.json.message } });
+    expect(b.output().split("backup failed").length - failedBefore).toBe(1);
+    expect(b.output()).not.toContain("scheduled backup skipped");
+    expect((await b.admin.put("/api/backup/config", config())).status).toBe(200);
+  }, 60_000);
 });

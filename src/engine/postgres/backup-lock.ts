@@ -9,6 +9,8 @@ import type { BackupLockPurpose } from "../../locks/volume-locks.js";
 import { openCopyConnection, type CopyConnection } from "./copy-connection.js";
 import { poolSettingsOf, postgresSettingsOf } from "./open-postgres.js";
 import { BACKUP_LOCK } from "./serving-lock.js";
+import { sqlOn } from "../../store/postgres/sql.js";
+import { endpointOfPool } from "./copy-connection.js";
 
 /** What the holder's connection calls itself (pg_stat_activity.application_name), read back by a refused taker. */
 const HOLDER_PREFIX = "lds ";
@@ -82,4 +84,17 @@ function busy(found: Holder[], endpoint: { host: string; port: number }): LdsErr
   return new LdsError("backup_running", `A backup of the database at ${where} is already running (${who || "a session this role cannot see"}).`, {
     hint: "Wait for it to finish, then try again (a backup that died lets go of its lock with its connection).",
   });
+}
+
+/**
+ * Whether any session holds the backup lock, read from pg_locks without taking it: a status request that took the
+ * lock to find out would, for that moment, refuse a backup started elsewhere (a scheduled one, cron's lds-backup).
+ */
+export async function postgresBackupLockHeld(volume: DataVolume): Promise<boolean> {
+  const pool = openPool({ ...poolSettingsOf(postgresSettingsOf(volume)), max: 1 });
+  try {
+    return (await holders(sqlOn(pool, endpointOfPool(pool)))).length > 0;
+  } finally {
+    await pool.end();
+  }
 }

@@ -1,6 +1,6 @@
 import type { DataVolume } from "../../config/data-volume.js";
 import type { Engine, EngineWork } from "../engine.js";
-import { lockPostgresBackups } from "./backup-lock.js";
+import { lockPostgresBackups, postgresBackupLockHeld } from "./backup-lock.js";
 import { SQLITE_FILE_NAMES } from "../sqlite/volume-files.js";
 import { describeSnapshot } from "../sqlite/snapshot-volume.js";
 import { checkPostgresWhole, snapshotPostgresRecords, snapshotPostgresVectors } from "./backup-snapshot.js";
@@ -36,6 +36,7 @@ export const postgresEngine: Engine = {
   // The server writes an ingestion inline on PostgreSQL (sharedByReplicas): the search files are the follower's.
   connect: refused("search", "the snippet writer thread"),
   lockBackups: (volume, purpose) => lockPostgresBackups(volume, purpose),
+  backupLockHeld: (volume) => postgresBackupLockHeld(volume),
   checkWhole: (volume) => checkPostgresWhole(volume),
   snapshotVectors: (volume, target, options) => snapshotPostgresVectors(volume, target, options),
   snapshotRecords: (volume, target, pinned) => snapshotPostgresRecords(volume, target, pinned),
