@@ -135,4 +135,30 @@ describe("lds secrets rotate-key on PostgreSQL (issue 34)", () => {
     expect((await runCli("lds", ["secrets", "rotate-key"], env)).exitCode).toBe(0);
     await own.drop();
   }, 120_000);
+
+  it("a secret written by a process that opened the records before a rotation is refused (key_missing), not sealed with the old key", async () => {
+    const own = await postgres.newDatabase();
+    const keyFile = path.join(tempDirForFile(), "secret.key");
+    fs.writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+    const oldKey = fs.readFileSync(keyFile);
+    const env = { LDS_DATABASE_URL: own.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir("lds-pg-rotate-") };
+    expect((await runCli("lds", ["teams", "create", "docs"], env)).exitCode).toBe(0);
+    const { store, close } = await openPostgresStore({ settings: { url: own.url } }, oldKey);
+    try {
+      expect((await runCli("lds", ["secrets", "rotate-key"], env)).exitCode).toBe(0);
+      const refused = await saveProviderConfig(store, "github", { clientId: "client-id", clientSecret: "sealed-with-the-old-key" }).then(
+        () => undefined,
+        (err: { code?: string; message: string; hint?: string }) => err,
+      );
+      expect(refused).toMatchObject({ code: "key_missing", message: expect.stringMatching(/is no longer the database's .*was not written/), hint: expect.stringContaining("secretKeyFile") });
+    } finally {
+      await close();
+    }
+    const stored = await postgres.asSuperuser(own.name, async (c) => ({
+      secrets: (await c.query("SELECT name FROM secrets")).rows,
+      settings: (await c.query("SELECT key FROM settings WHERE key LIKE '%github%'")).rows,
+    }));
+    expect(stored).toEqual({ secrets: [], settings: [] });
+    await own.drop();
+  }, 120_000);
 });

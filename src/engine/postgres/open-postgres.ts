@@ -48,6 +48,12 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
   let replica: SearchReplica | undefined;
   let hold: ServingHold | undefined;
   try {
+    if (options.search !== false) {
+      // Only the server opens the search side on PostgreSQL: it serves under the shared serving lock, taken before the
+      // key is checked, so that a rotation or a restore's swap commits either before the check (which then sees its
+      // key) or after this replica stops serving, never in between.
+      hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))));
+    }
     if (!key) {
       // A rotation or restore that committed and was cut off before its key's rename is finished first.
       finishKeyReplacement(settings.keyFile, await recordedFingerprint(pool, settings));
@@ -56,8 +62,6 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     const opened = await openPostgresStore({ pool, url: settings.url }, key);
     await checkKeyBelongs(opened.store, key, settings);
     if (options.search !== false) {
-      // Only the server opens the search side on PostgreSQL: it serves from here on, under the shared serving lock.
-      hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))));
       replica = await startSearchReplica({
         pool,
         url: settings.url,
