@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { SERVING_LOCK } from "../../../src/engine/postgres/serving-lock.js";
 import { runCli, spawnCli } from "../../helpers/cli.js";
 import { startPostgres, type PostgresTestServer } from "../../helpers/postgres-server.js";
-import { ADMIN, eventually } from "../../helpers/server.js";
+import { ADMIN, eventually, startServer } from "../../helpers/server.js";
 import { tempDir, tempDirForFile } from "../../helpers/temp.js";
 
 // Review finding 2: a replica takes its share of the serving lock BEFORE it checks its key against the database, so a
@@ -49,6 +49,30 @@ it("a replica starting while a rotation holds the serving lock waits for it, the
   } finally {
     server.kill("SIGTERM");
     await rotation.end();
+  }
+  await database.drop();
+}, 90_000);
+
+it("a replica cut off while the key was rotated stops reporting ready and says why in its log", async () => {
+  const database = await postgres.newDatabase();
+  const keyFile = path.join(tempDirForFile(), "secret.key");
+  fs.writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+  const dataDir = tempDir("lds-pg-replica-");
+  const server = await startServer(dataDir, { LDS_DATABASE_URL: database.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: dataDir });
+  const ready = async () => (await fetch(`${server.url}/api/ready`)).status;
+  try {
+    await eventually(async () => (await ready()) === 200, 30_000);
+    await postgres.asSuperuser(database.name, async (c) => {
+      // Its held connection cut; a "rotation" takes the serving lock in the gap and records another key.
+      await c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'lds serve on %'");
+      await c.query("SELECT pg_advisory_lock($1)", [SERVING_LOCK]);
+      await c.query("UPDATE settings SET value = 'fingerprint-of-the-rotated-key' WHERE key = 'secret_key.fingerprint'");
+      await c.query("SELECT pg_advisory_unlock($1)", [SERVING_LOCK]);
+    });
+    await eventually(async () => (await ready()) === 503, 30_000);
+    expect(server.output()).toMatch(/were restored or their shared key rotated while this replica was cut off from the database: it no longer reports ready/);
+  } finally {
+    await server.stop();
   }
   await database.drop();
 }, 90_000);
