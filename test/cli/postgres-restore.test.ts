@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKUP_LOCK } from "../../src/engine/postgres/serving-lock.js";
 import { readEntries } from "../helpers/archives.js";
 import { ROOT, runCli } from "../helpers/cli.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
@@ -189,6 +191,45 @@ describe("lds-restore ARCHIVE --database-url URL (issue 34)", () => {
     servers.splice(servers.indexOf(server), 1);
     await database.drop();
   }, 180_000);
+
+  it("refuses while a backup holds the backups' lock (backup_running naming it); a key that cannot be staged drops the imported schema: nothing changed either way", async () => {
+    const fixture = path.join(ROOT, "fixtures/archives/lds-0.1.0-schema2.tar");
+    const database = await postgres.newDatabase();
+    const keyFile = newKeyFile();
+    const oldKey = fs.readFileSync(keyFile);
+    const env = { LDS_DATABASE_URL: database.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir() };
+    expect((await runCli("lds", ["teams", "create", "live-team"], env)).exitCode).toBe(0);
+    const unchanged = async () => {
+      expect(await schemasOf(database)).toEqual(["public"]);
+      const teams = await postgres.asSuperuser(database.name, (c) => c.query("SELECT name FROM public.teams ORDER BY name"));
+      expect(teams.rows.map((r) => r.name)).toContain("live-team");
+      expect(fs.readFileSync(keyFile).equals(oldKey)).toBe(true);
+    };
+
+    // A backup copying (its session holds the backups' lock, as backup-lock.ts takes it): the restore waits for nothing.
+    const backup = new pg.Client({ connectionString: database.url, application_name: "lds backup, pid 4242 on backup-host" });
+    await backup.connect();
+    try {
+      expect((await backup.query("SELECT pg_try_advisory_lock($1) AS taken", [BACKUP_LOCK])).rows[0].taken).toBe(true);
+      const refused = await runCli("restore", [fixture, "--yes"], env);
+      expect(refused.exitCode, refused.stderr).toBe(5);
+      expect(refused.stderr).toMatch(/^Error: A backup of the database at 127\.0\.0\.1:\d+ is already running \(lds backup, pid 4242 on backup-host.*\)\. The archive was not restored/m);
+    } finally {
+      await backup.end();
+    }
+    await unchanged();
+    expect(fs.readdirSync(path.dirname(keyFile))).toEqual(["secret.key"]);
+
+    // The archive's key cannot be staged (a folder where <file>.next goes), after the import committed: dropped.
+    fs.mkdirSync(`${keyFile}.next`);
+    fs.writeFileSync(`${keyFile}.next/in-the-way`, "");
+    const failed = await runCli("restore", [fixture, "--yes"], env);
+    expect(failed.exitCode).not.toBe(0);
+    expect(failed.stderr).toMatch(/The imported records were dropped: the archive was not restored \(the live schema and the key file are as they were\)/);
+    await unchanged();
+    expect(fs.readdirSync(path.dirname(keyFile)).sort()).toEqual(["secret.key", "secret.key.next"]);
+    await database.drop();
+  }, 120_000);
 
   it("restores the archive of an older release (0.1.0, schema 2): its copy migrated, the library being indexed queued, its vectors of no known embedder left out", async () => {
     const database = await postgres.newDatabase();

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKUP_LOCK } from "../../src/engine/postgres/serving-lock.js";
 import { saveProviderConfig, usableProvider } from "../../src/oauth/provider-config.js";
 import { openPostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { runCli } from "../helpers/cli.js";
@@ -106,4 +108,57 @@ describe("lds secrets rotate-key on PostgreSQL (issue 34)", () => {
     expect(fs.readFileSync(keyFile).equals(newest)).toBe(true);
     expect(await secretsUnder(newest)).toEqual(before);
   }, 180_000);
+
+  it("is refused while a backup holds the backups' lock (backup_running naming it): the key file and the secrets unchanged", async () => {
+    const own = await postgres.newDatabase();
+    const keyFile = path.join(tempDirForFile(), "secret.key");
+    fs.writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+    const oldKey = fs.readFileSync(keyFile);
+    const env = { LDS_DATABASE_URL: own.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir("lds-pg-rotate-") };
+    expect((await runCli("lds", ["teams", "create", "docs"], env)).exitCode).toBe(0);
+    const sealed = async () => (await postgres.asSuperuser(own.name, (c) => c.query("SELECT value FROM settings WHERE key = 'secret_key.fingerprint'"))).rows;
+    const before = await sealed();
+    const backup = new pg.Client({ connectionString: own.url, application_name: "lds backup, pid 4242 on backup-host" });
+    await backup.connect();
+    try {
+      expect((await backup.query("SELECT pg_try_advisory_lock($1) AS taken", [BACKUP_LOCK])).rows[0].taken).toBe(true);
+      const refused = await runCli("lds", ["secrets", "rotate-key"], env);
+      expect(refused.exitCode, refused.stderr).toBe(5);
+      expect(refused.stderr).toMatch(/^Error: A backup of the database at 127\.0\.0\.1:\d+ is already running \(lds backup, pid 4242 on backup-host.*\)\. The key was not rotated/m);
+    } finally {
+      await backup.end();
+    }
+    expect(fs.readFileSync(keyFile).equals(oldKey)).toBe(true);
+    expect(fs.readdirSync(path.dirname(keyFile))).toEqual(["secret.key"]);
+    expect(await sealed()).toEqual(before);
+    // Once the backup is done, the rotation runs.
+    expect((await runCli("lds", ["secrets", "rotate-key"], env)).exitCode).toBe(0);
+    await own.drop();
+  }, 120_000);
+
+  it("a secret written by a process that opened the records before a rotation is refused (key_missing), not sealed with the old key", async () => {
+    const own = await postgres.newDatabase();
+    const keyFile = path.join(tempDirForFile(), "secret.key");
+    fs.writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+    const oldKey = fs.readFileSync(keyFile);
+    const env = { LDS_DATABASE_URL: own.url, LDS_SECRET_KEY_FILE: keyFile, LDS_DATA_DIR: tempDir("lds-pg-rotate-") };
+    expect((await runCli("lds", ["teams", "create", "docs"], env)).exitCode).toBe(0);
+    const { store, close } = await openPostgresStore({ settings: { url: own.url } }, oldKey);
+    try {
+      expect((await runCli("lds", ["secrets", "rotate-key"], env)).exitCode).toBe(0);
+      const refused = await saveProviderConfig(store, "github", { clientId: "client-id", clientSecret: "sealed-with-the-old-key" }).then(
+        () => undefined,
+        (err: { code?: string; message: string; hint?: string }) => err,
+      );
+      expect(refused).toMatchObject({ code: "key_missing", message: expect.stringMatching(/is no longer the database's .*was not written/), hint: expect.stringContaining("secretKeyFile") });
+    } finally {
+      await close();
+    }
+    const stored = await postgres.asSuperuser(own.name, async (c) => ({
+      secrets: (await c.query("SELECT name FROM secrets")).rows,
+      settings: (await c.query("SELECT key FROM settings WHERE key LIKE '%github%'")).rows,
+    }));
+    expect(stored).toEqual({ secrets: [], settings: [] });
+    await own.drop();
+  }, 120_000);
 });

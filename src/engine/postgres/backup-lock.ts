@@ -12,6 +12,12 @@ import { BACKUP_LOCK } from "./serving-lock.js";
 import { sqlOn } from "../../store/postgres/sql.js";
 import { endpointOfPool } from "./copy-connection.js";
 
+/**
+ * What holds the backups' lock: a backup (or a restore staged for a server to apply, as on SQLite), and also what must
+ * not commit while a backup copies: a restore's swap and a key rotation (either would give an archive of two states).
+ */
+export type PostgresBackupLockPurpose = BackupLockPurpose | "restore" | "key rotation";
+
 /** What the holder's connection calls itself (pg_stat_activity.application_name), read back by a refused taker. */
 const HOLDER_PREFIX = "lds ";
 
@@ -21,7 +27,7 @@ const HOLDER_PREFIX = "lds ";
  * holder that dies loses its connection, and the server frees the lock with it: nothing stale to recover. Busy:
  * backup_running (volume_locked while a restore is staged) naming the holder, as far as this role may see it.
  */
-export async function lockPostgresBackups(volume: DataVolume, purpose: BackupLockPurpose): Promise<HeldLock> {
+export async function lockPostgresBackups(volume: DataVolume, purpose: PostgresBackupLockPurpose): Promise<HeldLock> {
   const pool = openPool({ ...poolSettingsOf(postgresSettingsOf(volume)), max: 1 });
   let connection: CopyConnection;
   try {
@@ -79,6 +85,12 @@ function busy(found: Holder[], endpoint: { host: string; port: number }): LdsErr
   if (found.some((h) => h.who.startsWith(`${HOLDER_PREFIX}restore staged`))) {
     return new LdsError("volume_locked", `A restore is being staged on the database at ${where} (${who}): no backup starts before it is applied.`, {
       hint: "Back up once the restore has been applied.",
+    });
+  }
+  const changing = found.find((h) => h.who.startsWith(`${HOLDER_PREFIX}restore,`) || h.who.startsWith(`${HOLDER_PREFIX}key rotation,`));
+  if (changing) {
+    return new LdsError("backup_running", `The database at ${where} is being changed (${who}): no backup runs before it is done.`, {
+      hint: "Wait for the restore or the key rotation to finish, then try again.",
     });
   }
   return new LdsError("backup_running", `A backup of the database at ${where} is already running (${who || "a session this role cannot see"}).`, {

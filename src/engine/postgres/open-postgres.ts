@@ -13,7 +13,7 @@ import { openPool, type PoolSettings } from "../../store/postgres/pool.js";
 import type { Store } from "../../store/store.js";
 import type { OpenedDatabases, OpenOptions } from "../engine.js";
 import { startSearchReplica, type SearchReplica } from "./search-replica.js";
-import { holdServingLock, type ServingHold } from "./serving-hold.js";
+import { holdServingLock, readServingMarker, type ServingHold, type ServingMarker } from "./serving-hold.js";
 import { VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue } from "./vectors-embedder.js";
 
 /** The pool's settings from the volume's parsed database settings. */
@@ -49,6 +49,12 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
   let replica: SearchReplica | undefined;
   let hold: ServingHold | undefined;
   try {
+    if (options.search !== false) {
+      // Only the server opens the search side on PostgreSQL: it serves under the shared serving lock, taken before the
+      // key is checked, so that a rotation or a restore's swap commits either before the check (which then sees its
+      // key) or after this replica stops serving, never in between.
+      hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))));
+    }
     if (!key) {
       // A rotation or restore that committed and was cut off before its key's rename is finished first.
       finishKeyReplacement(settings.keyFile, await recordedFingerprint(pool, settings));
@@ -56,12 +62,12 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     }
     const opened = await openPostgresStore({ pool, url: settings.url }, key);
     await checkKeyBelongs(opened.store, key, settings);
+    let cutOff: CutOff | undefined;
+    if (hold) cutOff = watchForChangesWhileCutOff(hold, await readServingMarker((text) => pool.query<ServingMarker>(text)), settings, options.onBackgroundError);
     if (options.search !== false) {
-      // Only the server opens the search side on PostgreSQL: it serves from here on, under the shared serving lock.
       // The server writes the vectors (its ingestions): the first to open the database records which embedder makes
       // them, which a backup labels the archive's vectors with and a restore checks (vectors-embedder.ts).
       await opened.store.settings.putIfAbsent(VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue(options.embedder));
-      hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))));
       replica = await startSearchReplica({
         pool,
         url: settings.url,
@@ -76,11 +82,13 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     return {
       store: opened.store,
       key,
-      ...(searching ? { index: searching.index, searchLag: () => searching.lag() } : {}),
+      // Cut off while the records were restored or the key rotated: never ready again (the key it holds is not theirs).
+      ...(searching ? { index: searching.index, searchLag: () => (cutOff?.happened() ? { ...searching.lag(), caughtUp: false } : searching.lag()) } : {}),
       // PostgreSQL does its own upkeep (autovacuum, checkpoints), and the search files are written in small steps by
       // their follower alone: nothing to run beside the server.
       checkpointInThread: () => ({ close: async () => {} }),
       close: async () => {
+        cutOff?.stop();
         await searching?.close();
         await serving?.close();
         await pool.end();
@@ -112,4 +120,35 @@ async function checkKeyBelongs(store: Store, key: Buffer, settings: PostgresSett
   throw new LdsError("key_missing", `${settings.keyFile} is not the key the database at ${settings.endpoint.host}:${settings.endpoint.port} was sealed with.`, {
     hint: `Give this replica a copy of the key file the other replicas use (${setting("secretKeyFile")}): every replica of one database shares one key.`,
   });
+}
+
+/** How often a replica cut off by a restore or a rotation says so again in its log. */
+const CUT_OFF_REPEAT_MS = 60_000;
+
+interface CutOff {
+  happened(): boolean;
+  stop(): void;
+}
+
+/**
+ * A replica whose serving lock was retaken after the database came back, and found the key fingerprint or the live
+ * schema changed (a rotation or a restore ran while it was cut off), holds a key the records are no longer sealed with:
+ * it stops reporting ready and says why in its log at once and every minute, until it is restarted with the new key.
+ */
+function watchForChangesWhileCutOff(hold: ServingHold, opened: ServingMarker, settings: PostgresSettings, report: OpenOptions["onBackgroundError"]): CutOff {
+  let happened = false;
+  let repeat: NodeJS.Timeout | undefined;
+  const tell = () =>
+    report?.(
+      new Error(
+        `The records at ${settings.endpoint.host}:${settings.endpoint.port} were restored or their shared key rotated while this replica was cut off from the database: it no longer reports ready. Restart it with the key file the database uses now.`,
+      ),
+    );
+  hold.watch(opened, () => {
+    happened = true;
+    tell();
+    repeat = setInterval(tell, CUT_OFF_REPEAT_MS);
+    repeat.unref();
+  });
+  return { happened: () => happened, stop: () => clearInterval(repeat) };
 }

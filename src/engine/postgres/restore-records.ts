@@ -12,6 +12,7 @@ import { exists } from "../../util/files.js";
 import type { ArchiveCopies, RecordsRestore } from "../engine.js";
 import { prepareRestoredDatabases } from "../sqlite/prepare-restored-db.js";
 import { migrateStagedRecords } from "../sqlite/staged-copies.js";
+import { lockPostgresBackups } from "./backup-lock.js";
 import { databaseOfPool, endpointOfPool } from "./copy-connection.js";
 import { poolSettingsOf, postgresSettingsOf } from "./open-postgres.js";
 import { ident } from "./records-catalog.js";
@@ -39,6 +40,11 @@ export async function restoreIntoPostgres(volume: DataVolume, copies: ArchiveCop
   const currentKey = exists(settings.keyFile) ? loadSharedKey(settings.keyFile) : undefined;
   const keyChanges = !currentKey?.equals(archiveKey);
   if (keyChanges) checkKeyFolderWritable(settings.keyFile);
+  // No backup copies while the swap commits (its later statements would read the restored tables: an archive of two
+  // states), and none starts before the restore is done: the backups' lock, from before the serving check to the end.
+  const backups = await lockPostgresBackups(volume, "restore").catch((err: unknown) => {
+    throw err instanceof LdsError ? new LdsError(err.code, `${err.message} ${capitalized(NOT_RESTORED)}.`, { cause: err, hint: err.hint }) : err;
+  });
   const pool = openPool(poolSettingsOf(settings));
   try {
     const database = databaseOfPool(pool);
@@ -57,8 +63,20 @@ export async function restoreIntoPostgres(volume: DataVolume, copies: ArchiveCop
         await connection.sql.run(`INSERT INTO ${ident(schema)}.settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [FINGERPRINT_SETTING, keyFingerprint(archiveKey)]);
       },
     });
-    const keptKey = keyChanges && currentKey ? keepKeyAside(settings.keyFile, "pre-restore", now) : undefined;
-    if (keyChanges) stageNextKey(settings.keyFile, archiveKey);
+    let keptKey: string | undefined;
+    try {
+      keptKey = keyChanges && currentKey ? keepKeyAside(settings.keyFile, "pre-restore", now) : undefined;
+      if (keyChanges) stageNextKey(settings.keyFile, archiveKey);
+    } catch (err) {
+      // The import committed into a schema of its own: dropped, as when the swap is refused; the live one never changed.
+      if (keptKey) fs.rmSync(keptKey, { force: true });
+      await pool.query(`DROP SCHEMA IF EXISTS ${ident(imported.schema)} CASCADE`).catch(() => {});
+      const cause = err instanceof LdsError ? err : fromSystemError(err, settings.keyFile);
+      throw new LdsError(cause.code, `The archive's key could not be made ready beside ${settings.keyFile}: ${cause.message} The imported records were dropped: ${NOT_RESTORED}.`, {
+        cause: err,
+        hint: cause.hint,
+      });
+    }
     failpoint("pg-restore-before-swap");
     let previous: string;
     let live: string;
@@ -98,8 +116,11 @@ export async function restoreIntoPostgres(volume: DataVolume, copies: ArchiveCop
     };
   } finally {
     await pool.end();
+    await backups.release();
   }
 }
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function readArchiveKey(file: string, name: string): Buffer {
   try {

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { DataVolume } from "../../config/data-volume.js";
+import { LdsError } from "../../errors.js";
 import { keyFingerprint } from "../../secrets/key-file.js";
 import { KEY_BYTES } from "../../secrets/seal.js";
 import { openPool } from "../../store/postgres/pool.js";
 import { resealEverySecret } from "../../store/postgres/settings.js";
 import { inTransaction } from "../../store/postgres/transaction.js";
 import type { SharedKeyRotation } from "../engine.js";
+import { lockPostgresBackups } from "./backup-lock.js";
 import { databaseOfPool, endpointOfPool } from "./copy-connection.js";
 import { poolSettingsOf, postgresSettingsOf } from "./open-postgres.js";
 import { servingReplicas } from "./schema-swap.js";
@@ -26,6 +28,11 @@ export async function rotateSharedKey(volume: DataVolume, currentKey: Buffer, op
   const settings = postgresSettingsOf(volume);
   const keyFile = settings.keyFile;
   checkKeyFolderWritable(keyFile);
+  // No backup copies while the secrets are re-sealed (an archive would hold secrets and a key of two states), and none
+  // starts before the new key is in place: the backups' lock for the whole rotation.
+  const backups = await lockPostgresBackups(volume, "key rotation").catch((err: unknown) => {
+    throw err instanceof LdsError ? new LdsError(err.code, `${err.message} The key was not rotated (the key file is as it was).`, { cause: err, hint: err.hint }) : err;
+  });
   const pool = openPool(poolSettingsOf(settings));
   try {
     const database = databaseOfPool(pool);
@@ -54,5 +61,6 @@ export async function rotateSharedKey(volume: DataVolume, currentKey: Buffer, op
     return { database, keyFile, oldKeyFile, resealed, fingerprint };
   } finally {
     await pool.end();
+    await backups.release();
   }
 }

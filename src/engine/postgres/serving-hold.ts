@@ -7,8 +7,28 @@ import { SERVING_LOCK } from "./serving-lock.js";
 /** How long a replica waits before it takes the lock again on a new connection, once its connection was lost. */
 const RETRY_MS = 1_000;
 
+/** What a rotation or a restore's swap changes: the recorded key fingerprint, and the live schema (a swap renames). */
+export interface ServingMarker {
+  fingerprint: string | null;
+  schema: string | null;
+}
+
 export interface ServingHold {
+  /**
+   * After each retake (the lock was lost with its connection, so a rotation or a restore may have run meanwhile): the
+   * marker read again under the lock and compared with `opened`; on a change, `onChanged` (once).
+   */
+  watch(opened: ServingMarker, onChanged: () => void): void;
   close(): Promise<void>;
+}
+
+const MARKER_SQL = `SELECT to_regnamespace(current_schema())::oid::text AS schema,
+  (SELECT value FROM settings WHERE key = 'secret_key.fingerprint') AS fingerprint`;
+
+/** The marker as `sql` sees it now. */
+export async function readServingMarker(query: (text: string) => Promise<{ rows: ServingMarker[] }>): Promise<ServingMarker> {
+  const row = (await query(MARKER_SQL)).rows[0];
+  return { fingerprint: row?.fingerprint ?? null, schema: row?.schema ?? null };
 }
 
 /**
@@ -22,6 +42,7 @@ export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => 
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let watched: { opened: ServingMarker; onChanged: () => void; told: boolean } | undefined;
   const schedule = () => {
     if (!closed) retry = setTimeout(() => void takeAgain(), RETRY_MS);
   };
@@ -54,10 +75,30 @@ export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => 
     } catch (err) {
       onError(err);
       schedule();
+      return;
+    }
+    await recheck();
+  };
+  // Under the retaken lock: whatever ran in the gap has committed, and nothing changes the marker while it is held.
+  const recheck = async () => {
+    const held = client;
+    if (!watched || watched.told || !held) return;
+    try {
+      const now = await readServingMarker((text) => held.query<ServingMarker>(text));
+      if (now.fingerprint === watched.opened.fingerprint && now.schema === watched.opened.schema) return;
+      watched.told = true;
+      watched.onChanged();
+    } catch (err) {
+      // Not known: the connection is ended, and the lock taken and checked again on a new one.
+      onError(err);
+      await held.end().catch(() => {});
     }
   };
   await take();
   return {
+    watch(opened, onChanged) {
+      watched = { opened, onChanged, told: false };
+    },
     async close() {
       closed = true;
       clearTimeout(retry);

@@ -1,3 +1,6 @@
+import { LdsError } from "../../errors.js";
+import { setting } from "../../hints.js";
+import { keyFingerprint } from "../../secrets/key-file.js";
 import { seal, unseal } from "../../secrets/seal.js";
 import type { SettingStore } from "../store.js";
 import { NOW_TEXT } from "./schema-text.js";
@@ -33,8 +36,19 @@ export async function deleteSetting(sql: Sql, key: string): Promise<void> {
   await sql.run("DELETE FROM settings WHERE key = $1", [key]);
 }
 
-/** Sealed secrets by name, sealed as the SQLite engine seals them: the name is bound into the seal. */
+/**
+ * Sealed secrets by name, sealed as the SQLite engine seals them: the name is bound into the seal. `sql` is a
+ * transaction: the recorded key fingerprint is read FOR SHARE first, so a rotation (which locks it FOR UPDATE before
+ * it reads the secrets) either re-seals this one after it commits or has committed, and then this writer's key is
+ * no longer the database's: key_missing, nothing written (a secret sealed with the old key could never be read).
+ */
 export async function putSecret(sql: Sql, key: Buffer, name: string, value: string): Promise<void> {
+  const recorded = await sql.row<{ value: string }>("SELECT value FROM settings WHERE key = $1 FOR SHARE", [FINGERPRINT_SETTING]);
+  if (recorded && recorded.value !== keyFingerprint(key)) {
+    throw new LdsError("key_missing", `The key this process seals secrets with is no longer the database's (it was rotated or the records restored since this process opened them): ${name} was not written.`, {
+      hint: `Start it again with the key file the database uses now (${setting("secretKeyFile")}), then try again.`,
+    });
+  }
   await sql.run(`INSERT INTO secrets (name, sealed) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sealed = excluded.sealed, updated_at = ${NOW_TEXT}`, [name, seal(key, value, name)]);
 }
 
@@ -52,6 +66,9 @@ export async function deleteSecret(sql: Sql, name: string): Promise<void> {
  * One that fails to unseal (tampered) throws, and the transaction changes nothing. Answers the secrets re-sealed.
  */
 export async function resealEverySecret(tx: Sql, oldKey: Buffer, newKey: Buffer, newFingerprint: string): Promise<number> {
+  // The fingerprint first: a writer holding it FOR SHARE commits before the secrets are read (its secret is re-sealed
+  // here), and one that comes later waits, then finds the new fingerprint (putSecret).
+  await tx.run("SELECT value FROM settings WHERE key = $1 FOR UPDATE", [FINGERPRINT_SETTING]);
   const rows = await tx.rows<{ name: string; sealed: string }>("SELECT name, sealed FROM secrets ORDER BY name FOR UPDATE");
   for (const row of rows) await tx.run(`UPDATE secrets SET sealed = $1, updated_at = ${NOW_TEXT} WHERE name = $2`, [seal(newKey, unseal(oldKey, row.sealed, row.name), row.name), row.name]);
   await setSetting(tx, FINGERPRINT_SETTING, newFingerprint);
