@@ -12,7 +12,7 @@ import type { HeldLock } from "../locks/lock-file.js";
 import { holdBackupLockForRestore, restoreBeingStaged } from "./restore-hold.js";
 import { backup, type BackupResult } from "./backup.js";
 import type { DatabaseSettings } from "../config/database-settings.js";
-import { configuredDestination } from "./configured-destination.js";
+import { configuredDestination, unsharedDefaultRefusal } from "./configured-destination.js";
 import { action } from "../hints.js";
 import { recordBackupRun } from "./backup-history.js";
 import { clearStaleProgress, recordedProgress, sharedProgress, type BackupProgress, type Trigger } from "./backup-progress.js";
@@ -132,19 +132,26 @@ export async function createBackupRunner(options: BackupRunnerOptions): Promise<
     let ended!: () => void;
     running = { controller, promise: new Promise<void>((resolve) => (ended = resolve)), progress };
     let config: BackupConfig;
-    let destination: Destination;
+    let destination: Destination | undefined;
+    let refusal: LdsError | undefined;
     try {
-      // Resolved before answering: a destination this volume refuses (its own folder, with a database replicas share)
-      // is the request's validation_error, not an accepted backup that fails in the background, every firing.
       config = await loadBackupConfig(store);
-      destination = await configuredDestination(config, dataDir, store, database);
+      // A destination this volume refuses whatever its state (its own folder, with a database replicas share) is the
+      // request's validation_error, not an accepted backup that fails in the background, at every firing too.
+      refusal = trigger === "api" ? unsharedDefaultRefusal(config, dataDir, database) : undefined;
+      if (!refusal) destination = await configuredDestination(config, dataDir, store, database);
     } catch (err) {
       running = null;
       ended();
-      if (trigger === "api") throw err;
-      // A firing has no one to answer: recorded and logged as a failed backup, as a failure in the run is.
+      // Anything else (the destination unreachable, or no longer a folder) is a failed backup, recorded in the history
+      // as a run that failed, so that the overview warns of it whoever asked; a firing has no one to answer anyway.
       await failed(trigger, startedAt, err);
       return { startedAt };
+    }
+    if (refusal || !destination) {
+      running = null;
+      ended();
+      throw refusal ?? new LdsError("internal_error", "The backup destination could not be resolved.", { hint: "Report it: the configuration was read but named no destination." });
     }
     let lock: HeldLock;
     try {

@@ -14,7 +14,7 @@ import type { Store } from "../store/store.js";
 export async function configuredDestination(config: BackupConfig, dataDir: string, store: Store, database?: DatabaseSettings): Promise<Destination> {
   const destination = config.destination as unknown as { type: string } & Record<string, unknown>;
   const volume = dataVolume(dataDir, database);
-  if (driverOfKind(destination.type).locationOf(destination, { backupsDir: volume.backups }) === volume.backups) refuseUnsharedDefault(volume);
+  if (namesTheDefault(config, volume)) refuseUnsharedDefault(volume);
   const secrets = await loadDestinationSecrets(store, destination.type);
   return openConfigured(destination, (field) => secrets.get(field), { backupsDir: volume.backups });
 }
@@ -22,6 +22,27 @@ export async function configuredDestination(config: BackupConfig, dataDir: strin
 /** The Destination of the configuration stored now (the archive list, downloads, restores from the server). */
 export async function storedDestination(store: Store, dataDir: string, database?: DatabaseSettings): Promise<Destination> {
   return configuredDestination(await loadBackupConfig(store), dataDir, store, database);
+}
+
+/** Whether the configuration names the volume's own `<data dir>/backups` (set, or left to the default). */
+function namesTheDefault(config: BackupConfig, volume: DataVolume): boolean {
+  const destination = config.destination as unknown as { type: string } & Record<string, unknown>;
+  return driverOfKind(destination.type).locationOf(destination, { backupsDir: volume.backups }) === volume.backups;
+}
+
+/**
+ * The refusal of a configuration that names the replica's own folder on a database replicas share (below), or
+ * undefined: a server answers a backup asked for with it at once, rather than accept one that cannot run.
+ */
+export function unsharedDefaultRefusal(config: BackupConfig, dataDir: string, database?: DatabaseSettings): LdsError | undefined {
+  const volume = dataVolume(dataDir, database);
+  if (!namesTheDefault(config, volume)) return undefined;
+  try {
+    refuseUnsharedDefault(volume);
+    return undefined;
+  } catch (err) {
+    return err as LdsError;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { LdsError } from "../errors.js";
+import { delaypoint } from "../util/failpoint.js";
 import { recordedFailure } from "./failure-reason.js";
 import { leaseWasLost, recordsUnreachable } from "./job-lease.js";
 import { collectDocuments } from "../indexing/collect.js";
@@ -132,6 +133,8 @@ async function fetchAndIndex(
     await onState("fetching");
     fs.mkdirSync(path.dirname(work), { recursive: true, mode: 0o700 });
     const fetched = await fetchRepository({ url, branch: ref, token: options.token, caFile: options.caFile, dir: work, signal: options.signal, maxBytes: options.maxRepositoryBytes });
+    // For the tests of a replica stopped mid-job: an ingestion that stays under way after its fetch.
+    await delaypoint("ingestion-under-way", 20_000, options.signal);
     await onState("parsing");
     const files = collectDocuments(work, { skipVersionFiltering: options.skipVersionFiltering });
     // From here files are parsed, embedded and written a chunk at a time: "embedding" covers the three.

@@ -40,6 +40,16 @@ export function exitpoint(name: string, code: number): void {
  * With LDS_FAILPOINT=<name>, wait at that step without blocking the thread: work that stays under way while the
  * server keeps answering, for tests of what may and may not overlap it.
  */
-export async function delaypoint(name: string, ms = 30_000): Promise<void> {
-  if (armed === name) await new Promise((resolve) => setTimeout(resolve, ms));
+export async function delaypoint(name: string, ms = 30_000, signal?: AbortSignal): Promise<void> {
+  if (armed !== name || signal?.aborted) return;
+  // Ended early by `signal`: a shutdown interrupts the work under way here as it would anywhere else.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
 }
