@@ -13,6 +13,7 @@ import { openPool, type PoolSettings } from "../../store/postgres/pool.js";
 import type { Store } from "../../store/store.js";
 import type { OpenedDatabases, OpenOptions } from "../engine.js";
 import { startSearchReplica, type SearchReplica } from "./search-replica.js";
+import { loadingHeldSnippets } from "./held-snippet-loads.js";
 import { holdServingLock, readServingMarker, type ServingHold, type ServingMarker } from "./serving-hold.js";
 import { VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue } from "./vectors-embedder.js";
 
@@ -80,7 +81,7 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     const searching = replica;
     const serving = hold;
     return {
-      store: opened.store,
+      store: searching ? loadingHeldSnippets(opened.store, searching.loadHeld) : opened.store,
       key,
       // Cut off while the records were restored or the key rotated: never ready again (the key it holds is not theirs).
       ...(searching ? { index: searching.index, searchLag: () => (cutOff?.happened() ? { ...searching.lag(), caughtUp: false } : searching.lag()) } : {}),

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { IndexBatch, SearchIndex } from "../../index/search-index.js";
+import type { StoredSnippet } from "../../store/records.js";
 import { openSearchMirrorFiles } from "../sqlite/search-mirror-files.js";
 import { followBatches, type FollowerLag, type FollowerOptions } from "./search-follower.js";
 
@@ -18,6 +19,8 @@ export interface SearchReplica {
   readonly index: SearchIndex;
   ensureLive(libraryId: string, version: string, batch: number): Promise<void>;
   lag(): FollowerLag;
+  /** The snippets of the batch these files serve for a library version (search-mirror-files.ts, `load`). */
+  loadHeld(libraryId: string, version: string, ids: number[]): StoredSnippet[];
   /** Fetch whatever is missing now (a test, or an operator's nudge); the follower does it by itself. */
   catchUp(): Promise<void>;
   close(): Promise<void>;
@@ -49,5 +52,5 @@ export async function startSearchReplica(options: SearchReplicaOptions): Promise
   const index: SearchIndex = Object.create(mirror.index, {
     ready: { value: (batch: IndexBatch) => follower.ensureLive(batch.libraryId, batch.version, batch.batch) },
   }) as SearchIndex;
-  return { index, ensureLive: follower.ensureLive, lag: follower.lag, catchUp: follower.catchUp, close };
+  return { index, ensureLive: follower.ensureLive, lag: follower.lag, loadHeld: mirror.load, catchUp: follower.catchUp, close };
 }

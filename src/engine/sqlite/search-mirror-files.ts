@@ -5,7 +5,8 @@ import type Database from "better-sqlite3";
 import type { SearchIndex } from "../../index/search-index.js";
 import { createSqliteSearchIndex, type SqliteSearchIndex } from "../../index/sqlite/sqlite-search-index.js";
 import { openVectorIndex, partitionOf, type VectorIndex } from "../../index/sqlite/vector-index.js";
-import type { NewSnippet } from "../../store/records.js";
+import type { NewSnippet, StoredSnippet } from "../../store/records.js";
+import { loadSnippets } from "../../store/sqlite/snippets.js";
 import { fromSystemError } from "../../errors.js";
 import { SQLITE_FILE_NAMES } from "./volume-files.js";
 import { openStore } from "./open-store.js";
@@ -28,6 +29,11 @@ export interface SearchMirrorFiles {
   readonly files: { records: string; vectors: string };
   /** The batches served from these files. */
   held(): MirrorBatch[];
+  /**
+   * These snippets of the batch the files serve for a library version, in the order asked, as the records would
+   * answer them (a batch is never changed once held): ids not in that batch are left out.
+   */
+  load(libraryId: string, version: string, ids: number[]): StoredSnippet[];
   /** Start receiving a batch (whatever copy of it was here before is dropped first). */
   begin(batch: MirrorBatch): Promise<void>;
   /**
@@ -154,6 +160,7 @@ function bindMirror(db: Database.Database, vectors: VectorIndex, files: SearchMi
     index,
     files,
     held: () => batchesIn("WHERE state = 'live'"),
+    load: (libraryId, version, ids) => loadSnippets(db, libraryId, version, ids),
     async begin(batch) {
       await dropBatch(...key(batch));
       db.transaction(() => {
