@@ -27,3 +27,11 @@ export function bytesToVector(bytes: Uint8Array): Float32Array {
   for (let i = 0; i < vector.length; i++) vector[i] = view.getFloat32(i * 4, true);
   return vector;
 }
+
+/** Vectors of one width (one embedder's), their bytes end to end: one parameter for a chunk's vectors. */
+export function vectorsSideBySide(vectors: Float32Array[]): { bytes: Buffer; width: number } {
+  const width = (vectors[0]?.length ?? 0) * 4;
+  const other = vectors.find((v) => v.length * 4 !== width);
+  if (other) throw new Error(`vectors of ${width / 4} and ${other.length} dimensions cannot be written side by side`);
+  return { bytes: Buffer.concat(vectors.map(vectorToBytes)), width };
+}
