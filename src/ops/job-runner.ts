@@ -53,7 +53,7 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
   // Whose claims these are: another replica (or another runner in this process) never passes for this one.
   const owner = runnerOwnerId(os.hostname(), process.pid, randomBytes(4).toString("hex"));
   // Shutdown interrupts running jobs (git is killed): a sole process queues them again at its next start; on a
-  // shared database another replica reclaims them once their leases pass.
+  // shared database they are given back to the queue for another replica (reclaimed once their leases pass if that fails).
   const shutdown = new AbortController();
   if (options.soleProcess) {
     const requeued = await store.jobs.requeueRunningAsSoleProcess();
@@ -113,10 +113,11 @@ export async function createJobRunner(options: JobRunnerOptions): Promise<JobRun
     } catch (err) {
       if (shutdown.signal.aborted) {
         if (options.soleProcess) return log.info("job interrupted by shutdown; it runs again at the next start");
-        // Its lease ends now, so that another replica takes the job at once instead of after the lease.
+        // Queued again now, so that another replica takes the job at once instead of after the lease, and without
+        // this claim counting as an attempt: the job did not fail, and rolling restarts must not use its attempts up.
         keeper.stop();
-        const released = await store.jobs.renewLease(job.id, owner, 0).catch(() => false);
-        return log.info(released ? "job interrupted by shutdown; its lease was given up for another replica to take it now" : "job interrupted by shutdown; another replica takes it once its lease passes");
+        const givenBack = await store.jobs.giveBack(job.id, owner).catch(() => false);
+        return log.info(givenBack ? "job interrupted by shutdown; it was given back for another replica to take it now" : "job interrupted by shutdown; another replica takes it once its lease passes");
       }
       // Logged by the lease keeper, or refused at publication: the runner holding the job now records its outcome.
       if (leaseWasLost(err, signal)) return log.warn("job stopped: this runner lost its lease; it is not finished here");

@@ -151,12 +151,19 @@ export interface JobStore {
    * Take the oldest claimable job for `owner`, atomically: a queued one, or a running one whose lease has passed (its
    * runner died: reclaimed). A job whose library version (its id and payload's version, "" when none) already has
    * a running job with a live lease is skipped: one running job per library version. The job becomes running, held
-   * by `owner` until now + `leaseMs`, its attempts one more. A reclaimed job that had MAX_JOB_ATTEMPTS already is
-   * failed instead (ABANDONED_JOB_REASON, its library too when it was not finalized) and the next one is taken.
+   * by `owner` until now + `leaseMs`, its attempts one more (taken back by `giveBack`). A reclaimed job that had
+   * MAX_JOB_ATTEMPTS already is failed instead (ABANDONED_JOB_REASON, its library too when it was not finalized) and
+   * the next one is taken.
    */
   claimNext(owner: string, leaseMs: number): Promise<ClaimedJob | undefined>;
   /** Extend the owner's lease to now + `leaseMs`; false when the job is no longer running under this owner's lease. */
   renewLease(jobId: number, owner: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Give a job back as its holder stops cleanly (a shutdown): it is queued again at once, without a lease, its
+   * attempts as before this claim (it did not fail, so it does not count; a lease that passes still does). Fenced
+   * like `finish`: false, changing nothing, when another owner holds it or it is no longer running.
+   */
+  giveBack(jobId: number, owner: string): Promise<boolean>;
   hasQueued(): Promise<boolean>;
   /** Whether a job for this library version waits or runs. */
   hasPending(libraryId: string, version?: string): Promise<boolean>;

@@ -86,3 +86,28 @@ it("a runner on a shared database (soleProcess false) leaves another runner's ru
     await volume.close();
   }
 });
+
+it("a runner on a shared database closed mid-job gives the job back: queued at once, its claim not counted, another runner's first attempt", async () => {
+  const repo = await git.createRepo("public", "acme", "gizmos", { "README.md": "# Gizmos\n\nGizmos turn values into parts.\n\n## Install\n\nRun the installer.\n" });
+  // The ingestion waits on the embedding provider (a minute per answer): the job is mid-work when the runner closes.
+  provider.knobs.delayMs = 60_000;
+  const embedder = createRemoteEmbedder({ provider: "openai", url: provider.openaiUrl, model: "m", dimensions: 16, batch: 64, timeoutMs: 120_000, queryTimeoutMs: 1_000 });
+  const volume = await openVolume(tempDir(), embedder);
+  const { logger, lines } = capturedLogger();
+  const host = new URL(git.base).host;
+  const asked = provider.requests.length;
+  await volume.store.libraries.createWithJob(newLibrary("/acme/gizmos", { sourceUrl: repo.url }), null, { url: repo.url });
+  // A lease of a minute: only a give-back lets another runner take the job before it passes.
+  const runner = await createJobRunner({ volume, logger, soleProcess: false, leaseMs: 60_000, pollMs: 60_000, gitPolicy: { allowHttpHosts: [host], defaultHost: host } });
+  try {
+    await eventually(async () => provider.requests.length > asked);
+    await runner.close();
+    expect(lines().map((l) => l.msg)).toContainEqual(expect.stringMatching(/^job interrupted by shutdown; it was given back/));
+    expect(await volume.store.jobs.hasQueued()).toBe(true);
+    expect(await volume.store.jobs.claimNext("replica-b:1:bbbb", 60_000)).toMatchObject({ libraryId: "/acme/gizmos", attempts: 1, leaseOwner: "replica-b:1:bbbb" });
+  } finally {
+    provider.knobs.delayMs = 0;
+    await runner.close();
+    await volume.close();
+  }
+});

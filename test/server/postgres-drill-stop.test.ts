@@ -3,7 +3,8 @@ import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { startPostgres, type PostgresTestServer } from "../helpers/postgres-server.js";
 import { docsOfSize, openDrill, referenceSnippetCount, sameRepositories, waitFor } from "./postgres-drill-fixture.js";
 
-// A clean stop (SIGTERM) of a replica mid-job gives the job's lease up (brief of issue 34's drills, part 4).
+// A clean stop (SIGTERM) of a replica mid-job gives the job back (brief of issue 34's drills, part 4), and the
+// interrupted claim is not counted as an attempt (issue 34, done-when 2: rolling restarts must not use attempts up).
 let postgres: PostgresTestServer;
 let git: GitServer;
 
@@ -23,7 +24,7 @@ interface JobRow {
 }
 
 describe("a replica stopped cleanly (SIGTERM) mid-job", () => {
-  it("gives its job's lease up: another replica takes the job at once, not after the lease, and it ends done", async () => {
+  it("gives its job back: another replica takes the job at once, not after the lease, and it ends done as attempt 1", async () => {
     const lease = 30_000;
     // Each ingestion waits 20 s after its fetch (a failpoint): the stop always comes while the job is under way, never
     // after it ended on a fast machine.
@@ -82,6 +83,11 @@ describe("a replica stopped cleanly (SIGTERM) mid-job", () => {
         250,
       );
       expect(jobs.filter((j) => j.state !== "done")).toEqual([]);
+      // The stopped replica's claim did not count: the jobs it gave back were finished by the survivor's first attempt
+      // (and no other job was interrupted).
+      expect(given.length).toBeGreaterThan(0);
+      expect(given.map((g) => g.attempts)).toEqual(given.map(() => 1));
+      expect(jobs.map((j) => ({ id: j.id, attempts: j.attempts }))).toEqual(jobs.map((j) => ({ id: j.id, attempts: 1 })));
       const counts = await stopDrill.liveSnippetCounts();
       expect(libraries.map((id) => counts.get(id))).toEqual([reference, reference]);
     } finally {

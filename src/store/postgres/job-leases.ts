@@ -81,6 +81,18 @@ export async function renewJobLease(sql: Sql, jobId: number, owner: string, leas
   return changed === 1;
 }
 
+/**
+ * Queue the job again as its holder stops cleanly, taking back the attempt its claim counted (claims are the only
+ * writers of attempts, each one more); false, changing nothing, when `owner` no longer holds it.
+ */
+export async function giveBackJob(sql: Sql, jobId: number, owner: string): Promise<boolean> {
+  const changed = await sql.run(
+    `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = greatest(attempts - 1, 0), updated_at = ${NOW_TEXT} WHERE id = $1 AND state = 'running' AND lease_owner = $2`,
+    [jobId, owner],
+  );
+  return changed === 1;
+}
+
 /** Finish the job as its holder: nothing changes (false) when it no longer runs under `owner`'s lease. */
 export function finishJob({ transaction }: PgContext, jobId: number, owner: string, error: string | null): Promise<boolean> {
   return transaction(async (tx) => {

@@ -1,6 +1,6 @@
 import type { GitJobPayload, Job } from "../records.js";
 import type { JobStore } from "../store.js";
-import { claimNextJob, finishJob, jobTokenName, renewJobLease } from "./job-leases.js";
+import { claimNextJob, finishJob, giveBackJob, jobTokenName, renewJobLease } from "./job-leases.js";
 import { getSecret, putSecret } from "./settings.js";
 import type { PgContext, Sql } from "./sql.js";
 
@@ -21,6 +21,7 @@ export function jobStore(context: PgContext): JobStore {
     enqueue: (job, token) => transaction((tx) => enqueueJob(tx, key, job, token)),
     claimNext: (owner, leaseMs) => claimNextJob(context, owner, leaseMs),
     renewLease: (jobId, owner, leaseMs) => renewJobLease(sql, jobId, owner, leaseMs),
+    giveBack: (jobId, owner) => giveBackJob(sql, jobId, owner),
     hasQueued: async () => (await sql.row("SELECT 1 FROM jobs WHERE state = 'queued' LIMIT 1")) !== undefined,
     // The version is in the payload (JSON text, as lds.db keeps it): read as the SQLite engine reads it.
     hasPending: async (libraryId, version = "") => {

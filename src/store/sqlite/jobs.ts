@@ -71,6 +71,18 @@ export function renewJobLease(db: Database.Database, jobId: number, owner: strin
   return db.prepare(`UPDATE jobs SET lease_until = ${NOW_PLUS_MS} WHERE id = ? AND state = 'running' AND lease_owner = ?`).run(leaseMs, jobId, owner).changes === 1;
 }
 
+/**
+ * Queue the job again as its holder stops cleanly, taking back the attempt its claim counted (claims are the only
+ * writers of attempts, each one more); false, changing nothing, when `owner` no longer holds it.
+ */
+export function giveBackJob(db: Database.Database, jobId: number, owner: string): boolean {
+  return (
+    db
+      .prepare(`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, attempts = max(attempts - 1, 0), updated_at = ${NOW} WHERE id = ? AND state = 'running' AND lease_owner = ?`)
+      .run(jobId, owner).changes === 1
+  );
+}
+
 /** Whether any job waits to run. */
 export function hasQueuedJobs(db: Database.Database): boolean {
   return db.prepare("SELECT 1 FROM jobs WHERE state = 'queued' LIMIT 1").get() !== undefined;

@@ -82,6 +82,7 @@ export function createSqliteStore(db: Database.Database, key: Buffer): Store {
       enqueue: sealed(jobs.enqueueJob),
       claimNext: on(jobs.claimNextJob),
       renewLease: on(jobs.renewJobLease),
+      giveBack: on(jobs.giveBackJob),
       hasQueued: on(jobs.hasQueuedJobs),
       hasPending: on(jobs.hasPendingJob),
       hasAnyPending: on(jobs.hasAnyPendingJob),

@@ -60,6 +60,37 @@ export function describeLeases(open: OpenStore): void {
       expect(await t.store.jobs.renewLease(id, OWNER, LEASE_MS)).toBe(false);
     });
 
+    it("giveBack (a clean stop) queues the job again at once, its attempts as before that claim; a non-holder's changes nothing", async () => {
+      await t.store.libraries.create(newLibrary("/acme/widgets"));
+      const id = await t.store.jobs.enqueue({ libraryId: "/acme/widgets", kind: "ingest", payload: { url: "u" } }, "tok");
+      expect(await t.store.jobs.claimNext(OWNER, LEASE_MS)).toMatchObject({ id, attempts: 1 });
+      expect(await t.store.jobs.giveBack(id, OTHER)).toBe(false);
+      expect(await t.store.jobs.hasQueued()).toBe(false);
+      expect(await t.store.jobs.giveBack(id, OWNER)).toBe(true);
+      // Queued, its token kept, no longer the old holder's: claimable at once (no lease to wait out), as attempt 1.
+      expect(await t.store.jobs.hasQueued()).toBe(true);
+      expect(await t.store.jobs.token(id)).toBe("tok");
+      expect(await t.store.jobs.renewLease(id, OWNER, LEASE_MS)).toBe(false);
+      expect(await t.store.jobs.finish(id, OWNER, null)).toBe(false);
+      expect(await t.store.jobs.giveBack(id, OWNER)).toBe(false);
+      expect(await t.store.jobs.claimNext(OTHER, LEASE_MS)).toMatchObject({ id, leaseOwner: OTHER, attempts: 1 });
+      // More clean stops than MAX_JOB_ATTEMPTS (rolling restarts) never use the job's attempts up.
+      for (let stop = 0; stop <= MAX_JOB_ATTEMPTS; stop++) {
+        expect(await t.store.jobs.giveBack(id, OTHER)).toBe(true);
+        expect(await t.store.jobs.claimNext(OTHER, LEASE_MS)).toMatchObject({ id, attempts: 1 });
+      }
+    });
+
+    it("a lease that passed still counts after a clean stop: the job given back keeps the attempt its reclaim followed", async () => {
+      const id = await queue();
+      await t.store.jobs.claimNext(OWNER, SHORT_MS);
+      const reclaimed = (await reclaimedBy(OTHER, id, LEASE_MS)) && (await t.store.jobs.renewLease(id, OTHER, LEASE_MS));
+      expect(reclaimed).toBe(true);
+      expect(await t.store.jobs.giveBack(id, OTHER)).toBe(true);
+      expect(await t.store.jobs.claimNext(OWNER, LEASE_MS)).toMatchObject({ id, leaseOwner: OWNER, attempts: 2 });
+      expect(await t.store.jobs.finish(id, OWNER, null)).toBe(true);
+    });
+
     it("finish by a runner that does not hold the lease changes nothing and says so", async () => {
       const widgets = await queue("/acme/widgets");
       await t.store.jobs.claimNext(OWNER, SHORT_MS);

@@ -66,6 +66,12 @@ export function jobStore(tables: MemoryTables): JobStore {
       j.leaseUntil = Date.now() + leaseMs;
       return true;
     },
+    giveBack: async (jobId, owner) => {
+      const j = tables.jobs.get(jobId);
+      if (j?.state !== "running" || j.leaseOwner !== owner) return false;
+      Object.assign(j, { state: "queued", leaseOwner: null, leaseUntil: null, attempts: Math.max(j.attempts - 1, 0) });
+      return true;
+    },
     hasQueued: async () => [...tables.jobs.values()].some((j) => j.state === "queued"),
     hasPending: async (libraryId, version = "") => [...tables.jobs.values()].some((j) => j.job.libraryId === libraryId && pending(j.state) && versionOf(j.job) === version),
     hasAnyPending: async (libraryId) => hasAnyPending(tables, libraryId),
