@@ -10,7 +10,7 @@ import { setFlagsFromString } from "node:v8";
 const HEAP_GROWING_PERCENT = 50;
 
 /**
- * Keep a long-running server's heap near what it uses. Called once at `lds serve`'s start, before the volume opens:
+ * Keep a long-running server's heap near what it uses. Called once as the server starts (server/start.ts), before the volume opens:
  * the flag is read at every full collection, by the main thread and by worker threads started later.
  */
 export function limitHeapGrowth(): void {

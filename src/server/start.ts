@@ -11,6 +11,7 @@ import { startSearchThreads } from "./search-threads-at-start.js";
 import { finishRestores, takeVolume } from "./volume-at-start.js";
 import { runHeavyWorkOffThread } from "../ops/heavy-work.js";
 import { allowCollectionPauses } from "../util/young-garbage.js";
+import { limitHeapGrowth } from "./heap-growth.js";
 import { resourceStack } from "../util/resource-stack.js";
 import { createBackupRunner } from "../ops/backup-runner.js";
 import { thisReplica } from "../ops/backup-slots.js";
@@ -66,6 +67,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const lock = await takeVolume(volume, settings.restartWaitMs);
   runHeavyWorkOffThread(true);
   allowCollectionPauses(false);
+  limitHeapGrowth();
   const resources = resourceStack();
   resources.defer(() => lock.release());
   try {

@@ -3,7 +3,6 @@ import { resolveDataDir } from "../../config/data-volume.js";
 import { EXIT } from "../../errors.js";
 import { serverSettingsFromEnv } from "../../config/server-settings.js";
 import { serve } from "../../server/start.js";
-import { limitHeapGrowth } from "../../server/heap-growth.js";
 
 /**
  * Runs until SIGTERM/SIGINT (exit 0) or until the server asks for a restart to apply a staged restore: under a
@@ -12,7 +11,6 @@ import { limitHeapGrowth } from "../../server/heap-growth.js";
  */
 export async function run(argv: { dataDir?: string; host: string; port: number }): Promise<number> {
   const settings = serverSettingsFromEnv(process.env);
-  limitHeapGrowth();
   const server = await serve({ dataDir: resolveDataDir(argv.dataDir, process.env), host: argv.host, port: argv.port, settings });
   return new Promise((resolve) => {
     let stopping = false;
