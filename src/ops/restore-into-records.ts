@@ -10,8 +10,8 @@ import type { RecordsRestore } from "../engine/engine.js";
 import { LdsError } from "../errors.js";
 import { ensureDirectory } from "../volume/open-volume.js";
 import { openArchiveFile } from "./archive-file.js";
-import { downloadArchive, refuseIfNewer, type RestoreOptions } from "./restore.js";
-import { extractAndCheck } from "./snapshot-checks.js";
+import { downloadArchive, type RestoreOptions } from "./restore.js";
+import { extractAndCheckForRestore } from "./snapshot-checks.js";
 
 /** The work folder's prefix in the command's data directory (the archive extracted and checked there). */
 const WORK_PREFIX = "restore-into-records-";
@@ -40,16 +40,7 @@ export async function restoreIntoRecords(options: RestoreOptions & { engine: Dat
   try {
     const source = local ?? openArchiveFile(await downloadArchive(options.download!, work, options.signal));
     const { stream } = await openArchive(source.stream, options.keys ?? NO_KEYS);
-    let total = 0;
-    const { manifest } = await extractAndCheck(stream, {
-      extractTo: work,
-      signal: options.signal,
-      onManifest: (m) => {
-        refuseIfNewer(m);
-        total = m.files.reduce((sum, f) => sum + f.size, 0);
-      },
-      onProgress: (bytes) => options.onProgress?.(bytes, total),
-    });
+    const manifest = await extractAndCheckForRestore(stream, work, options);
     if (!(await options.confirm(manifest))) throw new LdsError("cancelled", "Restore cancelled; nothing was changed.");
     if (options.signal?.aborted) throw new LdsError("interrupted", "Restore interrupted before anything was imported; nothing was changed.");
     const at = (name: string) => ({ file: path.join(work, name), name });

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { extractAndCheck } from "./snapshot-checks.js";
+import { extractAndCheckForRestore } from "./snapshot-checks.js";
 import { compatibility } from "../archive/compatibility.js";
 import { ARCHIVE_FILES, type Manifest } from "../archive/manifest.js";
 import { dataVolume, fileTimestamp } from "../config/data-volume.js";
@@ -59,16 +59,7 @@ export async function restore(options: RestoreOptions): Promise<RestoreResult> {
     work = fs.mkdtempSync(path.join(volume.root, RESTORE_WORK_PREFIX));
     const local = options.download ? await downloadArchive(options.download, work, options.signal) : options.archive;
     const { stream } = await openArchive(openArchiveFile(local).stream, options.keys ?? NO_KEYS);
-    let total = 0;
-    const { manifest } = await extractAndCheck(stream, {
-      extractTo: work,
-      signal: options.signal,
-      onManifest: (m) => {
-        refuseIfNewer(m);
-        total = m.files.reduce((sum, f) => sum + f.size, 0);
-      },
-      onProgress: (bytes) => options.onProgress?.(bytes, total),
-    });
+    const manifest = await extractAndCheckForRestore(stream, work, options);
     if (!(await options.confirm(manifest))) {
       throw new LdsError("cancelled", "Restore cancelled; nothing was changed.");
     }
@@ -132,15 +123,6 @@ function syncStaged(work: string): void {
   }
   fsyncDirectory(work);
   fsyncDirectory(path.dirname(work));
-}
-
-export function refuseIfNewer(manifest: Manifest): void {
-  const verdict = compatibility(manifest);
-  if (!verdict.restorable) {
-    throw new LdsError("archive_too_new", `This archive cannot be restored here: ${verdict.reason}.`, {
-      hint: "Install the same or a newer LDS release, then restore again. Nothing was changed.",
-    });
-  }
 }
 
 function freePreRestoreDir(root: string): string {

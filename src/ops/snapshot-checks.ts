@@ -1,5 +1,7 @@
 import type { Readable } from "node:stream";
 import { archiveEngine, type CheckResult } from "../archive/check-snapshot.js";
+import { compatibility } from "../archive/compatibility.js";
+import { LdsError } from "../errors.js";
 import { ARCHIVE_FILES, type Manifest, type ManifestFile } from "../archive/manifest.js";
 import { readArchive, type ReadArchiveOptions } from "../archive/read-archive.js";
 import { heavyWorkYieldsToRequests, runHeavy } from "./heavy-work.js";
@@ -12,6 +14,33 @@ export async function extractAndCheck(input: Readable, options: ReadArchiveOptio
     return { manifest, checks: await snapshotChecks.results(manifest) };
   } finally {
     snapshotChecks.dispose();
+  }
+}
+
+/**
+ * A restore's extraction: the archive's copies extracted into `work` and every check of them run, an archive of a
+ * newer schema refused as soon as its manifest is read, and progress reported against the manifest's total size.
+ */
+export async function extractAndCheckForRestore(input: Readable, work: string, options: { signal?: AbortSignal; onProgress?: (bytes: number, totalBytes: number) => void }): Promise<Manifest> {
+  let total = 0;
+  const { manifest } = await extractAndCheck(input, {
+    extractTo: work,
+    signal: options.signal,
+    onManifest: (m) => {
+      refuseIfNewer(m);
+      total = m.files.reduce((sum, f) => sum + f.size, 0);
+    },
+    onProgress: (bytes) => options.onProgress?.(bytes, total),
+  });
+  return manifest;
+}
+
+function refuseIfNewer(manifest: Manifest): void {
+  const verdict = compatibility(manifest);
+  if (!verdict.restorable) {
+    throw new LdsError("archive_too_new", `This archive cannot be restored here: ${verdict.reason}.`, {
+      hint: "Install the same or a newer LDS release, then restore again. Nothing was changed.",
+    });
   }
 }
 

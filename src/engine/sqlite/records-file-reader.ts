@@ -1,9 +1,9 @@
 import fs from "node:fs";
-import Database from "better-sqlite3";
 import { LdsError, fromSystemError } from "../../errors.js";
 import { LATEST_SCHEMA_VERSION } from "./migrations.js";
 import { quoted, recordsTables, type RecordsTable } from "./records-file-tables.js";
 import { schemaVersion } from "./migrate.js";
+import { openReadOnly } from "./open-read-only.js";
 
 /** An lds.db opened to copy its rows into another engine. */
 export interface RecordsFileReader {
@@ -23,12 +23,7 @@ const DAMAGED = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
  */
 export function openRecordsFile(file: string): RecordsFileReader {
   if (!fs.existsSync(file)) throw new LdsError("path_not_found", `${file} does not exist.`, { hint: "Give the path of an LDS records database (an archive's db/lds.db)." });
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw fromSystemError(err, file);
-  }
+  const db = openReadOnly(file);
   try {
     const version = schemaVersion(db);
     const recorded = db.prepare("SELECT max(version) FROM schema_migrations").pluck().get() as number | null;

@@ -3,6 +3,7 @@ import { fromSystemError } from "../../errors.js";
 import { loadVectorExtension } from "../../index/sqlite/vector-index.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.js";
+import { openReadOnly } from "./open-read-only.js";
 
 /**
  * A restored archive's staged lds.db brought to schema `target` (another engine's newest version), as an open would
@@ -33,12 +34,7 @@ export interface StoredVector {
  * that keeps them with the records. A file without the vector table (never built) has none.
  */
 export function* readStagedVectors(file: string): Generator<StoredVector> {
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw fromSystemError(err, file);
-  }
+  const db = openReadOnly(file);
   try {
     loadVectorExtension(db);
     const table = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_snippets'").get();

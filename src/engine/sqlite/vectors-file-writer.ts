@@ -1,7 +1,7 @@
 import fs from "node:fs";
-import Database from "better-sqlite3";
 import { LdsError, fromSystemError } from "../../errors.js";
 import { openVectorIndex, partitionOf, type VectorIndex } from "../../index/sqlite/vector-index.js";
+import { openReadOnly } from "./open-read-only.js";
 
 /** A vector of a snippet, with the snippet's library version and batch (its partition in the index). */
 export interface SnippetVector {
@@ -68,12 +68,7 @@ export function createVectorsFile(file: string, embedder: { id: string; dimensio
  */
 export function usableVectorsLabel(file: string): { id: string; dimensions: number } | undefined {
   let label: { id: string; dimensions: number } | undefined;
-  let db: Database.Database;
-  try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw fromSystemError(err, file);
-  }
+  const db = openReadOnly(file);
   try {
     if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vector_meta'").get()) return undefined;
     const meta = new Map((db.prepare("SELECT key, value FROM vector_meta").all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]));
