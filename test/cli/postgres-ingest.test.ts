@@ -129,4 +129,24 @@ describe("lds ingest git on PostgreSQL (issue 34)", () => {
     const { rows } = await postgres.asSuperuser(database.name, (c) => c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'lds ingest git%'"));
     expect(rows[0]!.n).toBe(0);
   }, 180_000);
+
+  it("of two ingestions of one library at once, the later one's batch goes live and the earlier one ends with ingestion_superseded, leaving the state to it", async () => {
+    const repo = await git.createRepo("public", "acme", "moorings", DOCS);
+    // The earlier one is held with its batch open (a delaypoint of 20 s) while the later one runs to the end.
+    const earlier = spawnCli("lds", ["ingest", "git", repo.url], { ...envOf(tempDir("lds-pg-ingest-earlier-")), LDS_FAILPOINT: "ingestion-batch-open" });
+    await eventually(async () => {
+      const { rows } = await postgres.asSuperuser(database.name, (c) => c.query("SELECT 1 FROM public.snippet_batches WHERE library_id = '/acme/moorings' AND state = 'writing'"));
+      return rows.length === 1;
+    });
+    const later = await runCli("lds", ["ingest", "git", repo.url], envOf(tempDir("lds-pg-ingest-later-")));
+    expect(later.exitCode, later.stderr).toBe(0);
+    expect(later.stdout).toMatch(/^\/acme\/moorings: indexed [1-9]\d* snippets/m);
+
+    const lost = await earlier;
+    expect(lost.exitCode, String(lost.stdout)).toBe(5);
+    expect(String(lost.stderr)).toMatch(/^Error: Another ingestion of \/acme\/moorings started after this one and replaces it; this one stopped without changing what is served\.$/m);
+    expect(await liveBatches("/acme/moorings")).toBe(1);
+    const { rows } = await postgres.asSuperuser(database.name, (c) => c.query("SELECT state, state_reason FROM public.libraries WHERE id = '/acme/moorings'"));
+    expect(rows[0]).toEqual({ state: "finalized", state_reason: null });
+  }, 180_000);
 });
