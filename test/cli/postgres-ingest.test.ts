@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKUP_LOCK } from "../../src/engine/postgres/serving-lock.js";
 import { ROOT, runCli, spawnCli } from "../helpers/cli.js";
 import { startGitServer, type GitServer } from "../helpers/git-server.js";
 import { startPostgres, type PostgresTestServer, type TestDatabase } from "../helpers/postgres-server.js";
@@ -148,5 +149,18 @@ describe("lds ingest git on PostgreSQL (issue 34)", () => {
     expect(await liveBatches("/acme/moorings")).toBe(1);
     const { rows } = await postgres.asSuperuser(database.name, (c) => c.query("SELECT state, state_reason FROM public.libraries WHERE id = '/acme/moorings'"));
     expect(rows[0]).toEqual({ state: "finalized", state_reason: null });
+  }, 180_000);
+
+  it("does not wait for a backup under way: opening its batch takes a lock of its own, not the backups'", async () => {
+    const repo = await git.createRepo("public", "acme", "quays", DOCS);
+    await postgres.asSuperuser(database.name, async (c) => {
+      // As a backup holds it for its whole run (engine/postgres/backup-lock.ts).
+      await c.query("SELECT pg_advisory_lock($1)", [BACKUP_LOCK]);
+      const ingested = await runCli("lds", ["ingest", "git", repo.url], { ...envOf(tempDir("lds-pg-ingest-backup-")), LDS_DATABASE_STATEMENT_TIMEOUT_MS: "5000" });
+      expect(ingested.exitCode, ingested.stderr).toBe(0);
+      expect(ingested.stdout).toMatch(/^\/acme\/quays: indexed [1-9]\d* snippets/m);
+      await c.query("SELECT pg_advisory_unlock($1)", [BACKUP_LOCK]);
+    });
+    expect(await liveBatches("/acme/quays")).toBe(1);
   }, 180_000);
 });
