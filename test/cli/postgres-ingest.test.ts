@@ -58,6 +58,17 @@ async function liveBatches(libraryId: string): Promise<number> {
   return rows[0]!.n;
 }
 
+/** Whether an ingestion's batch of the library is being written (false before the command made the schema). */
+async function batchWriting(libraryId: string): Promise<boolean> {
+  const query = "SELECT 1 FROM public.snippet_batches WHERE library_id = $1 AND state = 'writing'";
+  return postgres
+    .asSuperuser(database.name, (c) => c.query(query, [libraryId]))
+    .then(
+      ({ rows }) => rows.length === 1,
+      () => false,
+    );
+}
+
 describe("lds ingest git on PostgreSQL (issue 34)", () => {
   it("ingests from another data directory into the records; a serving replica that never saw it answers /v2/context within 10 s; unchanged, nothing to do; another embedder refused", async () => {
     const serveDir = tempDir("lds-pg-serve-");
@@ -135,10 +146,7 @@ describe("lds ingest git on PostgreSQL (issue 34)", () => {
     const repo = await git.createRepo("public", "acme", "moorings", DOCS);
     // The earlier one is held with its batch open (a delaypoint of 20 s) while the later one runs to the end.
     const earlier = spawnCli("lds", ["ingest", "git", repo.url], { ...envOf(tempDir("lds-pg-ingest-earlier-")), LDS_FAILPOINT: "ingestion-batch-open" });
-    await eventually(async () => {
-      const { rows } = await postgres.asSuperuser(database.name, (c) => c.query("SELECT 1 FROM public.snippet_batches WHERE library_id = '/acme/moorings' AND state = 'writing'"));
-      return rows.length === 1;
-    });
+    await eventually(() => batchWriting("/acme/moorings"));
     const later = await runCli("lds", ["ingest", "git", repo.url], envOf(tempDir("lds-pg-ingest-later-")));
     expect(later.exitCode, later.stderr).toBe(0);
     expect(later.stdout).toMatch(/^\/acme\/moorings: indexed [1-9]\d* snippets/m);
@@ -162,5 +170,22 @@ describe("lds ingest git on PostgreSQL (issue 34)", () => {
       await c.query("SELECT pg_advisory_unlock($1)", [BACKUP_LOCK]);
     });
     expect(await liveBatches("/acme/quays")).toBe(1);
+  }, 180_000);
+
+  it("a replica that starts while the command writes its batch leaves it alone (no job, but the command holds it)", async () => {
+    const repo = await git.createRepo("public", "acme", "slipways", DOCS);
+    const writing = spawnCli("lds", ["ingest", "git", repo.url], { ...envOf(tempDir("lds-pg-ingest-writing-")), LDS_FAILPOINT: "ingestion-batch-open" });
+    await eventually(() => batchWriting("/acme/slipways"));
+    // A starting replica retires the unfinished batches whose ingestion is gone (retireAbandonedBatches).
+    const serveDir = tempDir("lds-pg-serve-late-");
+    const replica = await startServer(serveDir, envOf(serveDir));
+    servers.push(replica);
+    const { rows } = await postgres.asSuperuser(database.name, (c) => c.query("SELECT state FROM public.snippet_batches WHERE library_id = '/acme/slipways'"));
+    expect(rows).toEqual([{ state: "writing" }]);
+
+    const finished = await writing;
+    expect(finished.exitCode, String(finished.stderr)).toBe(0);
+    expect(String(finished.stdout)).toMatch(/^\/acme\/slipways: indexed [1-9]\d* snippets/m);
+    expect(await liveBatches("/acme/slipways")).toBe(1);
   }, 180_000);
 });

@@ -17,6 +17,7 @@ import { loadingHeldSnippets } from "./held-snippet-loads.js";
 import { holdServingLock, readServingMarker, type ServingHold, type ServingMarker } from "./serving-hold.js";
 import { parseVectorsEmbedder, sameEmbedder, VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue } from "./vectors-embedder.js";
 import { writesOnlySearchIndex } from "./writes-only-index.js";
+import { ingestingStore } from "./ingesting-store.js";
 
 /** The pool's settings from the volume's parsed database settings. */
 export function poolSettingsOf(settings: PostgresSettings): PoolSettings {
@@ -89,7 +90,7 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     const searching = replica;
     const serving = hold;
     return {
-      store: searching ? loadingHeldSnippets(opened.store, searching.loadHeld) : opened.store,
+      store: searching ? loadingHeldSnippets(opened.store, searching.loadHeld) : writesOnly && serving ? ingestingStore(opened.store, serving) : opened.store,
       key,
       // Cut off while the records were restored or the key rotated: never ready again (the key it holds is not theirs).
       ...(searching ? { index: searching.index, searchLag: () => (cutOff?.happened() ? { ...searching.lag(), caughtUp: false } : searching.lag()) } : {}),

@@ -19,6 +19,11 @@ export interface ServingHold {
    * marker read again under the lock and compared with `opened`; on a change, `onChanged` (once).
    */
   watch(opened: ServingMarker, onChanged: () => void): void;
+  /**
+   * Also hold the two-key advisory lock (`key`, hashtext(`text`)) shared on the same connection until it closes. Not
+   * taken again after a lost connection: what it guards is then refused by the records themselves.
+   */
+  holdAlso(key: number, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -99,6 +104,15 @@ export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => 
   return {
     watch(opened, onChanged) {
       watched = { opened, onChanged, told: false };
+    },
+    async holdAlso(key, text) {
+      const held = client;
+      if (!held) throw translateError(Object.assign(new Error("Connection terminated"), { code: "ECONNRESET" }), endpointOfPool(pool));
+      try {
+        await held.query("SELECT pg_advisory_lock_shared($1, hashtext($2))", [key, text]);
+      } catch (err) {
+        throw translateError(err, endpointOfPool(pool));
+      }
     },
     async close() {
       closed = true;
