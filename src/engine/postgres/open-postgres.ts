@@ -56,10 +56,10 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
   const writesOnly = options.search !== false && options.searchFor === "writes";
   try {
     if (options.search !== false) {
-      // Only the server opens the search side on PostgreSQL: it serves under the shared serving lock, taken before the
-      // key is checked, so that a rotation or a restore's swap commits either before the check (which then sees its
-      // key) or after this replica stops serving, never in between.
-      // A command's ingestion holds it too, named as the command: a restore's refusal then says what holds it.
+      // Only the server (and a command's ingestion, writes only) opens the search side on PostgreSQL: it serves under
+      // the shared serving lock, taken before the key is checked, so that a rotation or a restore's swap commits
+      // either before the check (which then sees its key) or after this replica stops serving, never in between. A
+      // command's ingestion holds it named as the command: a restore's refusal then says what holds it.
       hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))), options.command ?? "lds serve");
     }
     if (!key) {
@@ -72,8 +72,9 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     let cutOff: CutOff | undefined;
     if (hold) cutOff = watchForChangesWhileCutOff(hold, await readServingMarker((text) => pool.query<ServingMarker>(text)), settings, options.onBackgroundError);
     if (options.search !== false) {
-      // The server writes the vectors (its ingestions): the first to open the database records which embedder makes
-      // them, which a backup labels the archive's vectors with and a restore checks (vectors-embedder.ts).
+      // The server writes the vectors (its ingestions), as does a command's ingestion: the first to open the database
+      // records which embedder makes them, which a backup labels the archive's vectors with and a restore checks
+      // (vectors-embedder.ts).
       const recorded = await opened.store.settings.putIfAbsent(VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue(options.embedder));
       if (writesOnly) checkSameEmbedder(recorded, options);
     }
