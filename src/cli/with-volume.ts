@@ -28,19 +28,28 @@ interface CommandNeeds {
   command?: string;
 }
 
+/** What a command asks of the search index: rankings (search, context), or only the writes of an ingestion. */
+interface IndexNeeds {
+  vectors?: boolean;
+  /** "writes": the command ranks nothing (an ingestion), which an engine without local search files can do. */
+  searchFor?: "ranking" | "writes";
+}
+
 /**
  * Open the data volume for one short administrative command and close it afterwards. The volume is entered first
  * (an interrupted restore is finished, a running restore refused: enter-volume.ts). Commands that read or write
  * vectors ask for `vectors`: a stale index (after an upgrade) is rebuilt first, with a note on stderr. The search
- * index is needed here: an engine without one (PostgreSQL, so far) is refused before anything is taken.
+ * index is needed here: an engine without one for rankings (PostgreSQL, so far) is refused before anything is
+ * taken, unless the command only writes (`searchFor: "writes"`) and the engine can ingest.
  */
-export async function withVolume<T>(dataDir: string | undefined, use: (volume: OpenVolume) => T | Promise<T>, needs: CommandNeeds & { vectors?: boolean } = {}): Promise<T> {
+export async function withVolume<T>(dataDir: string | undefined, use: (volume: OpenVolume) => T | Promise<T>, needs: CommandNeeds & IndexNeeds = {}): Promise<T> {
   const purpose = needs.purpose ?? process.argv.slice(2, 4).join(" ");
   const command = needs.command ?? `lds ${purpose}`;
-  requireCommandWork("search", command);
+  const searchFor = needs.searchFor ?? "ranking";
+  requireCommandWork(searchFor === "writes" ? "ingestion" : "search", command);
   return entered(dataDir, purpose, async (root) => {
     // The same embedder as the server (LDS_EMBEDDINGS_*), so that both write comparable vectors.
-    const volume = await openVolume(root, embedderFor(embeddingSettingsFromEnv(process.env)), { engine: commandDatabase(), command });
+    const volume = await openVolume(root, embedderFor(embeddingSettingsFromEnv(process.env)), { engine: commandDatabase(), command, searchFor });
     try {
       if (needs.vectors && volume.index.stale) {
         refuseForeignEmbedder(volume);

@@ -122,10 +122,11 @@ export interface Engine {
 }
 
 /**
- * Kinds of engine work a command may need beyond the records: `search` (the search index: search, context, ingestion,
- * the server), `snapshot` (backups), `restore` (restoring an archive into the volume), `keyRotation`.
+ * Kinds of engine work a command may need beyond the records: `search` (the search index: search, context, the
+ * server), `ingestion` (writing a library's snippet batches, with their vectors, and publishing them: a command's
+ * ingestion, which ranks nothing), `snapshot` (backups), `restore` (restoring an archive into the volume), `keyRotation`.
  */
-export type EngineWork = "search" | "snapshot" | "restore" | "keyRotation";
+export type EngineWork = "search" | "ingestion" | "snapshot" | "restore" | "keyRotation";
 
 export interface SnapshotVectorsOptions {
   yieldToRequests: boolean;
@@ -172,6 +173,16 @@ export interface OpenOptions {
    * is a replica's files followed from the records (PostgreSQL) then starts no follower beside a serving replica.
    */
   search?: boolean;
+  /**
+   * What the search index is opened for, with `search`: "ranking" (the default: the server, search and context) or
+   * "writes" (a command's ingestion, which writes batches and ranks nothing). An engine whose index is a replica's
+   * files followed from the records (PostgreSQL) then opens none of them and starts no follower: the batches go into
+   * the records, which every replica follows, and its index takes no part (any ranking refuses, naming `command`).
+   * SQLite opens its index as for "ranking".
+   */
+  searchFor?: "ranking" | "writes";
+  /** The command that opens the volume, as operators type it ("lds ingest git"): named by refusals and by the locks it holds. */
+  command?: string;
   /** A failure of the engine's work in the background (following the records into the search files): logged by the server. */
   onBackgroundError?: (err: Error) => void;
 }

@@ -4,6 +4,7 @@ import { embeddingText, estimateTokens, type Snippet } from "./snippet.js";
 import { purgeRetiredBatches, yieldTurn } from "./purge-retired.js";
 import { oldGarbageCollector } from "../util/young-garbage.js";
 import { probeOf, type ProbeSearch } from "./new-batch-probe.js";
+import { delaypoint } from "../util/failpoint.js";
 
 /**
  * Snippets written per transaction: a few milliseconds of SQLite and vector work each, so that a server answers
@@ -42,6 +43,8 @@ export async function replaceLibrarySnippets(volume: OpenVolume, libraryId: stri
   // The chunk being written while the next one is parsed and embedded: in the server the writer is a thread of
   // its own, so the two overlap (a command writes at once, inline). One chunk at most waits, so memory stays flat.
   let writing: Promise<void> = Promise.resolve();
+  // For the tests of two ingestions of one version at once: this one's batch is open while the other starts.
+  await delaypoint("ingestion-batch-open", 20_000, options.signal);
   // A command's peak memory then stays where it is, wherever the scavenges fall (young-garbage.ts).
   const collectOldGarbage = oldGarbageCollector(GC_EVERY_CHUNKS);
   try {

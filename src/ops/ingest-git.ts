@@ -79,11 +79,14 @@ export async function ingestGitRepository(options: IngestGitOptions): Promise<In
     await setState("finalized");
     return { libraryId, branch: fetched.branch, commit: fetched.commit, snippets: count, unchanged: false };
   } catch (err) {
-    // A runner that lost the job's lease leaves the library to the runner holding the job now.
-    if (!leaseWasLost(err, options.signal) && !recordsUnreachable(err)) await setState("failed", recordedFailure(err, options.volume.paths.root));
+    // A runner that lost the job's lease leaves the library to the runner holding the job now, and an ingestion
+    // superseded by a newer one of the same library (a command's beside a server's job) to that newer one.
+    if (!leaseWasLost(err, options.signal) && !recordsUnreachable(err) && !superseded(err)) await setState("failed", recordedFailure(err, options.volume.paths.root));
     throw err;
   }
 }
+
+const superseded = (err: unknown) => err instanceof LdsError && err.code === "ingestion_superseded";
 
 /**
  * The commit `ref` points at (`git ls-remote`), and the token that was let in. When the host refuses the token and a

@@ -43,6 +43,11 @@ export interface OpenVolumeOptions {
   engine?: DatabaseSettings;
   /** The command that opens it, named if its engine cannot (engine_unsupported). @default "this command" */
   command?: string;
+  /**
+   * What the search index is for (engine.ts, OpenOptions): "writes" for a command that only ingests, which then needs
+   * the engine's `ingestion` work rather than `search` (PostgreSQL opens no search files for it). @default "ranking"
+   */
+  searchFor?: "ranking" | "writes";
   /** The engine's work in the background failed (a replica following the records): the server logs it. */
   onBackgroundError?: (err: Error) => void;
 }
@@ -54,8 +59,10 @@ export interface OpenVolumeOptions {
 export async function openVolume(root: string, embedder: Embedder = createHashingEmbedder(), options: OpenVolumeOptions = {}): Promise<OpenVolume> {
   const volume = dataVolume(root, options.engine);
   const engine = chooseEngine(volume);
-  requireEngineWork(engine, "search", options.command ?? "this command");
-  const opened = await openDatabases(volume, engine, { embedder, mappedReads: options.mappedReads, search: true, onBackgroundError: options.onBackgroundError });
+  const command = options.command ?? "this command";
+  const searchFor = options.searchFor ?? "ranking";
+  requireEngineWork(engine, searchFor === "writes" ? "ingestion" : "search", command);
+  const opened = await openDatabases(volume, engine, { embedder, mappedReads: options.mappedReads, search: true, searchFor, command, onBackgroundError: options.onBackgroundError });
   const index = opened.index;
   if (!index) {
     await opened.close();

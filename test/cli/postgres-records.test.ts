@@ -97,7 +97,6 @@ describe("the records commands on PostgreSQL (LDS_DATABASE_URL)", () => {
   it("answers engine_unsupported (exit 12) for the commands that need more than the records, before taking or creating anything", async () => {
     const dir = path.join(tempDir(), "volume");
     const cases: Array<[string[], string]> = [
-      [["ingest", "git", "https://github.com/example/repo"], "lds ingest git"],
       [["search", "react"], "lds search"],
       [["context", "/example/repo", "hooks"], "lds context"],
       [["index", "rebuild"], "lds index rebuild"],

@@ -39,9 +39,10 @@ describe("the choice of a volume's engine", () => {
     expect(await import("node:fs").then((fs) => fs.existsSync(root))).toBe(false);
   });
 
-  it("lets only the server use PostgreSQL's search index (its replica's files), and only the command line back it up, restore and rotate the key", () => {
+  it("lets only the server use PostgreSQL's search index (its replica's files), the command line ingest, and only the command line back it up, restore and rotate the key", () => {
     const engine = chooseEngine({ engine: { name: "postgres" } });
     expect(engine.notYet("search", "lds serve")).toBeUndefined();
+    expect(engine.notYet("ingestion", "lds ingest git")).toBeUndefined();
     expect(engine.notYet("snapshot", "lds backup")).toBeUndefined();
     expect(engine.notYet("restore", "lds restore")).toBeUndefined();
     expect(engine.notYet("keyRotation", "lds secrets rotate-key")).toBeUndefined();
@@ -49,6 +50,7 @@ describe("the choice of a volume's engine", () => {
     for (const [work, command] of [
       ["search", "lds search"],
       ["search", "lds ingest git"],
+      ["ingestion", "lds index rebuild"],
       ["restore", "restores staged from the dashboard"],
       ["keyRotation", "lds serve"],
     ] as const) {

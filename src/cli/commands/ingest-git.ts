@@ -45,6 +45,7 @@ export async function run(argv: IngestArgs): Promise<number> {
         interrupt.dispose();
       }
     },
-    { vectors: true, command: "lds ingest git" },
+    // Writes only: on PostgreSQL no search files are opened; the replicas follow the published batch by themselves.
+    { vectors: true, command: "lds ingest git", searchFor: "writes" },
   );
 }

@@ -6,7 +6,11 @@ import type { EngineWork } from "../engine.js";
 const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
   search: {
     needs: "the search index, which on PostgreSQL only a serving replica keeps (its files, followed from the records)",
-    instead: `On PostgreSQL search, ask for context and submit repositories through a serving replica's HTTP API (lds serve); the commands that need only the records work (lds init, teams, users, keys, admin create, libraries list, libraries metrics, libraries move, audit, connections) (docs/postgresql.md).`,
+    instead: `On PostgreSQL search, ask for context and submit repositories through a serving replica's HTTP API (lds serve); the commands that need only the records work (lds init, teams, users, keys, admin create, libraries list, libraries metrics, libraries move, audit, connections), and so does lds ingest git (docs/postgresql.md).`,
+  },
+  ingestion: {
+    needs: "a library's snippets written into the records, which only lds ingest git does from the command line",
+    instead: `Ingest from the command line with lds ingest git, or submit repositories through a serving replica's HTTP API (lds serve) (docs/postgresql.md).`,
   },
   snapshot: {
     needs: "backups run by the servers themselves, which replicas must agree on (one scheduled slot for all of them)",
@@ -25,11 +29,14 @@ const NOT_YET: Record<EngineWork, { needs: string; instead: string }> = {
 /**
  * The commands that can do each kind of work on PostgreSQL already. Search: the server alone, which keeps the
  * replica's search files under its data directory's lock (a command beside it would follow the records into the same
- * files: two writers), so search, context, ingestion and index rebuilds stay refused on the command line. A restore
+ * files: two writers), so search, context and index rebuilds stay refused on the command line. An ingestion from the
+ * command line needs no search files: its batches go into the records, which every serving replica follows (it holds
+ * the serving lock shared meanwhile, as a replica does, so that no restore or key rotation runs under it). A restore
  * and a key rotation: the command line's, while no replica serves (never a server's, which is a replica).
  */
 const DOABLE: Partial<Record<EngineWork, ReadonlySet<string>>> = {
   search: new Set(["lds serve"]),
+  ingestion: new Set(["lds ingest git"]),
   // A command-line backup (lds backup, cron's lds-backup) takes the backups' advisory lock in the database; a server's
   // own backups do not ask: its runner takes the same lock, and one replica claims each scheduled firing.
   snapshot: new Set(["lds backup"]),

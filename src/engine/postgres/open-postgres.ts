@@ -15,7 +15,9 @@ import type { OpenedDatabases, OpenOptions } from "../engine.js";
 import { startSearchReplica, type SearchReplica } from "./search-replica.js";
 import { loadingHeldSnippets } from "./held-snippet-loads.js";
 import { holdServingLock, readServingMarker, type ServingHold, type ServingMarker } from "./serving-hold.js";
-import { VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue } from "./vectors-embedder.js";
+import { parseVectorsEmbedder, sameEmbedder, VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue } from "./vectors-embedder.js";
+import { writesOnlySearchIndex } from "./writes-only-index.js";
+import { ingestingStore } from "./ingesting-store.js";
 
 /** The pool's settings from the volume's parsed database settings. */
 export function poolSettingsOf(settings: PostgresSettings): PoolSettings {
@@ -38,7 +40,9 @@ export function postgresSettingsOf(volume: DataVolume): PostgresSettings {
  * connection), make the pool and migrate (openPostgresStore: database_unreachable within the connect timeout,
  * schema_too_new untouched), then check the key against the fingerprint the database records. With `search` (the
  * server), this replica's search files under the data directory are caught up with the records before this answers,
- * then followed (engine/postgres/search-replica.ts); their index is the volume's.
+ * then followed (engine/postgres/search-replica.ts); their index is the volume's. With `searchFor: "writes"` (a
+ * command's ingestion) no search file is opened and nothing followed: its index takes no part (writes-only-index.ts),
+ * its batches reach the replicas through the records; it holds the serving lock as a replica does.
  */
 export async function openPostgresDatabases(volume: DataVolume, options: OpenOptions): Promise<OpenedDatabases> {
   const settings = postgresSettingsOf(volume);
@@ -49,12 +53,14 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
   const pool = openPool(poolSettingsOf(settings));
   let replica: SearchReplica | undefined;
   let hold: ServingHold | undefined;
+  const writesOnly = options.search !== false && options.searchFor === "writes";
   try {
     if (options.search !== false) {
-      // Only the server opens the search side on PostgreSQL: it serves under the shared serving lock, taken before the
-      // key is checked, so that a rotation or a restore's swap commits either before the check (which then sees its
-      // key) or after this replica stops serving, never in between.
-      hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))));
+      // Only the server (and a command's ingestion, writes only) opens the search side on PostgreSQL: it serves under
+      // the shared serving lock, taken before the key is checked, so that a rotation or a restore's swap commits
+      // either before the check (which then sees its key) or after this replica stops serving, never in between. A
+      // command's ingestion holds it named as the command: a restore's refusal then says what holds it.
+      hold = await holdServingLock(pool, (err) => options.onBackgroundError?.(err instanceof Error ? err : new Error(String(err))), options.command ?? "lds serve");
     }
     if (!key) {
       // A rotation or restore that committed and was cut off before its key's rename is finished first.
@@ -66,9 +72,13 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     let cutOff: CutOff | undefined;
     if (hold) cutOff = watchForChangesWhileCutOff(hold, await readServingMarker((text) => pool.query<ServingMarker>(text)), settings, options.onBackgroundError);
     if (options.search !== false) {
-      // The server writes the vectors (its ingestions): the first to open the database records which embedder makes
-      // them, which a backup labels the archive's vectors with and a restore checks (vectors-embedder.ts).
-      await opened.store.settings.putIfAbsent(VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue(options.embedder));
+      // The server writes the vectors (its ingestions), as does a command's ingestion: the first to open the database
+      // records which embedder makes them, which a backup labels the archive's vectors with and a restore checks
+      // (vectors-embedder.ts).
+      const recorded = await opened.store.settings.putIfAbsent(VECTORS_EMBEDDER_SETTING, vectorsEmbedderValue(options.embedder));
+      if (writesOnly) checkSameEmbedder(recorded, options);
+    }
+    if (options.search !== false && !writesOnly) {
       replica = await startSearchReplica({
         pool,
         url: settings.url,
@@ -81,10 +91,11 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     const searching = replica;
     const serving = hold;
     return {
-      store: searching ? loadingHeldSnippets(opened.store, searching.loadHeld) : opened.store,
+      store: searching ? loadingHeldSnippets(opened.store, searching.loadHeld) : writesOnly && serving ? ingestingStore(opened.store, serving) : opened.store,
       key,
       // Cut off while the records were restored or the key rotated: never ready again (the key it holds is not theirs).
       ...(searching ? { index: searching.index, searchLag: () => (cutOff?.happened() ? { ...searching.lag(), caughtUp: false } : searching.lag()) } : {}),
+      ...(writesOnly ? { index: writesOnlySearchIndex(options.command ?? "this command", options.embedder) } : {}),
       // PostgreSQL does its own upkeep (autovacuum, checkpoints), and the search files are written in small steps by
       // their follower alone: nothing to run beside the server.
       checkpointInThread: () => ({ close: async () => {} }),
@@ -100,6 +111,23 @@ export async function openPostgresDatabases(volume: DataVolume, options: OpenOpt
     await pool.end();
     throw err;
   }
+}
+
+/**
+ * A command writes vectors beside the replicas' own: with another embedder than the one the records' vectors were
+ * made by (the servers' LDS_EMBEDDINGS_* not in its environment), its batches would be searched with the wrong
+ * vectors. Refused before anything is written.
+ */
+function checkSameEmbedder(recorded: string, options: OpenOptions): void {
+  const maker = parseVectorsEmbedder(recorded);
+  if (!maker || sameEmbedder(maker, options.embedder)) return;
+  throw new LdsError(
+    "validation_error",
+    `The records' vectors were made by the embedder ${maker.id} (${maker.dimensions} dimensions); this command would embed with ${options.embedder.id} (${options.embedder.dimensions}).`,
+    {
+      hint: `Run the command with the servers' embedding settings (${setting("embeddingsUrl")} and the settings beside it).`,
+    },
+  );
 }
 
 /** The fingerprint the live schema records, if it has one yet (a new database has no settings table). */

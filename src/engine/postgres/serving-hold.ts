@@ -19,6 +19,11 @@ export interface ServingHold {
    * marker read again under the lock and compared with `opened`; on a change, `onChanged` (once).
    */
   watch(opened: ServingMarker, onChanged: () => void): void;
+  /**
+   * Also hold the two-key advisory lock (`key`, hashtext(`text`)) shared on the same connection until it closes. Not
+   * taken again after a lost connection: what it guards is then refused by the records themselves.
+   */
+  holdAlso(key: number, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,11 +39,12 @@ export async function readServingMarker(query: (text: string) => Promise<{ rows:
 /**
  * A serving replica's share of SERVING_LOCK, on a connection of its own for as long as it serves, so that a restore
  * or a key rotation (which take it exclusively) refuses to run under it. The connection is named after the replica
- * (host and pid: what those refusals name). A lost connection (a database restart) loses the lock: it is taken
- * again on a new one, in the background, until the replica closes.
+ * (`command`, host and pid: what those refusals name); a command that writes the records beside the replicas (an
+ * ingestion) holds it the same way, under its own name. A lost connection (a database restart) loses the lock: it is
+ * taken again on a new one, in the background, until the holder closes.
  */
-export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => void): Promise<ServingHold> {
-  const name = `lds serve on ${os.hostname()} pid ${process.pid}`.slice(0, 63);
+export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => void, command = "lds serve"): Promise<ServingHold> {
+  const name = `${command} on ${os.hostname()} pid ${process.pid}`.slice(0, 63);
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -98,6 +104,15 @@ export async function holdServingLock(pool: pg.Pool, onError: (err: unknown) => 
   return {
     watch(opened, onChanged) {
       watched = { opened, onChanged, told: false };
+    },
+    async holdAlso(key, text) {
+      const held = client;
+      if (!held) throw translateError(Object.assign(new Error("Connection terminated"), { code: "ECONNRESET" }), endpointOfPool(pool));
+      try {
+        await held.query("SELECT pg_advisory_lock_shared($1, hashtext($2))", [key, text]);
+      } catch (err) {
+        throw translateError(err, endpointOfPool(pool));
+      }
     },
     async close() {
       closed = true;

@@ -117,10 +117,23 @@ export async function holdsLease(tx: Sql, lease: JobLease): Promise<boolean> {
   return (await tx.row(`SELECT 1 FROM jobs WHERE id = $1 AND state = 'running' AND lease_owner = $2 AND lease_until >= ${NOW_TEXT} FOR SHARE`, [lease.jobId, lease.owner])) !== undefined;
 }
 
-/** The unfinished batches of library versions no running job holds a live lease on: their ingestion is gone. */
+/**
+ * Held shared (two keys: this class and `hashtext` of the library id and version, a newline between) by a command
+ * that ingests without a job (lds ingest git), on its session, from before it opens a batch of that version until it
+ * exits: its batch is not abandoned while it runs. A hash shared by two versions only keeps an abandoned batch a while.
+ */
+export const INGESTING_LOCK = 0x4c445306;
+
+/**
+ * The unfinished batches of library versions no running job holds a live lease on, nor a command ingests now
+ * (INGESTING_LOCK held): their ingestion is gone.
+ */
 export function retireAbandonedBatches(sql: Sql): Promise<number> {
   return sql.run(
     `UPDATE snippet_batches b SET state = 'retired' WHERE b.state = 'writing' AND NOT EXISTS (
-       SELECT 1 FROM jobs j WHERE j.state = 'running' AND j.library_id = b.library_id AND ${versionOf("j")} = b.version AND j.lease_until >= ${NOW_TEXT})`,
+       SELECT 1 FROM jobs j WHERE j.state = 'running' AND j.library_id = b.library_id AND ${versionOf("j")} = b.version AND j.lease_until >= ${NOW_TEXT})
+     AND NOT EXISTS (
+       SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND l.classid = ${INGESTING_LOCK} AND l.objid = hashtext(b.library_id || E'\\n' || b.version)::oid AND l.objsubid = 2)`,
   );
 }

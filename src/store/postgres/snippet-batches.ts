@@ -14,8 +14,11 @@ import type { PgContext, Sql } from "./sql.js";
  * under way, and the append after it finds the batch retired.
  */
 
-/** Batches are opened one at a time across replicas, under this transaction-level lock (numbers are max + 1). */
-const BATCH_LOCK = 0x4c445303;
+/**
+ * Batches are opened one at a time across replicas, under this transaction-level lock (numbers are max + 1). Its own
+ * number: under the backups' (0x4c445303, engine/postgres/serving-lock.ts) every opening waited for a backup to end.
+ */
+const BATCH_LOCK = 0x4c445305;
 
 /** The batch readers see of a library version: the published one, or 0 (rows from before batches existed). */
 export async function liveBatch(sql: Sql, libraryId: string, version: string): Promise<number> {
