@@ -45,9 +45,9 @@ export async function findVisibleExactly(store: Store, access: LibraryAccess, li
 
 /** The library at one reading of an id if the reader can see it; a redirect of the reader's own answers 301 first. */
 async function visibleAt(store: Store, access: LibraryAccess, libraryId: string, sent: string, version: string): Promise<Library | undefined> {
-  const renamedTo = await store.libraries.redirect(libraryId);
+  // Both read at once (two round trips in one on a shared database): the library is needed whenever no redirect wins.
+  const [renamedTo, library] = await Promise.all([store.libraries.redirect(libraryId), store.libraries.find(libraryId)]);
   const target = renamedTo === undefined ? undefined : await store.libraries.find(renamedTo);
   if (target && access.canSee(target)) throw new LibraryRedirected(sent, version ? `${target.id}/${version}` : target.id);
-  const library = await store.libraries.find(libraryId);
   return library && access.canSee(library) ? library : undefined;
 }

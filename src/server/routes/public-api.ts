@@ -76,9 +76,11 @@ export const publicApiRoutes: FastifyPluginAsync<PublicApiOptions> = async (app,
       await failures.hit(`ip:${request.ip}`, options.unauthenticatedPerMinute, reply);
       throw err;
     }
-    await requests.hit(caller.keyPrefix, options.limits[caller.plan], reply);
+    // The key's window is charged while its team's policy is read: two round trips at once on a shared database,
+    // on every request (a refusal of either still ends the request).
+    const [, access] = await Promise.all([requests.hit(caller.keyPrefix, options.limits[caller.plan], reply), callerAccess(store, caller)]);
     request.caller = caller;
-    request.access = await callerAccess(store, caller);
+    request.access = access;
   };
 
   const routes: FastifyPluginAsync = async (scope) => {
